@@ -1,0 +1,95 @@
+// The contract between the front end (src/) and the per-ISA kernel folders (kernels/<tier>/).
+//
+// Each tier folder is compiled with its own ISA flags only and exposes exactly one object, its
+// TierKernels table; nothing else in the library calls tier code except through such a table.
+// Everything a tier defines lives in namespace cpuml::<tier>, so no inline function or template
+// instantiated with AVX flags can be merged by the linker into a lower tier's code.
+#ifndef CPUML_KERNELS_KERNELS_H_
+#define CPUML_KERNELS_KERNELS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpuml/cpuml.h"
+
+namespace cpuml {
+
+// Fill one row: `count` elements starting at `dst`, `stride` elements apart (stride may be 0 or
+// negative-free; the front end only passes the innermost dimension's stride). `streaming` asks
+// for non-temporal stores (the whole output is larger than the last-level cache).
+using FillConstantRowFn = void (*)(void* dst, size_t count, size_t stride, CPUML_SCALAR_UNION value,
+                                   bool streaming);
+// Element j of the row gets ValueStart + (first_index + j) * ValueDelta under the data type's
+// sequence rule (docs/semantics.md).
+using FillSequenceRowFn = void (*)(void* dst, size_t count, size_t stride, uint64_t first_index,
+                                   CPUML_SCALAR_UNION start, CPUML_SCALAR_UNION delta, bool streaming);
+
+constexpr int kDataTypeCount = 9;  // indexed by CPUML_TENSOR_DATA_TYPE; entry 0 is unused
+
+struct FillKernels {
+  FillConstantRowFn constant_row[kDataTypeCount];
+  FillSequenceRowFn sequence_row[kDataTypeCount];
+};
+
+// How a tier wants A and B laid out (see src/qgemm_pack.cc).
+enum class QGemmPacking : uint8_t {
+  // A as int16 (A - AZeroPoint), B as int16 (B sign- or zero-extended); K in pairs (kr = 2).
+  // Products and pair sums never leave int32: exact with pmaddwd.
+  kInt16Pairs,
+  // A as u8 (s8 A is shifted by +128), B as s8 (u8 B is shifted by -128); K in quads (kr = 4).
+  // The shifts are undone by the row/column-sum terms. Exact with vpdpbusd.
+  kU8S8Quads,
+};
+
+// Everything a micro-kernel needs to finish an mr x nr tile. Per-row arrays hold >= mr entries
+// and per-column arrays >= nr entries (the front end pads them), indexed from the tile's corner.
+//
+//   acc[i][j] = dot[i][j] + row_a[i] * col_a[j] + row_b[i] * col_b[j]        (mod 2^32, exact)
+//   y         = float(acc) * ((a_scale[i] * b_scale[j]) / out_scale[i])
+//   out[i][j] = cvt_rne(clamp(y, out_min[i], out_max[i])) + out_zero_point[i]
+//
+// out_min/out_max are typeMin - zp and typeMax - zp as floats; a NaN y becomes out_min.
+struct QGemmTileParams {
+  const int32_t* row_a;
+  const int32_t* row_b;
+  const int32_t* col_a;  // NULL: the row_a term is zero
+  const int32_t* col_b;  // NULL: the row_b term is zero
+  const float* a_scale;
+  const float* out_scale;
+  const float* out_min;
+  const float* out_max;
+  const int32_t* out_zero_point;
+  const float* b_scale;
+  void* out;                // row i of the tile starts at out + i * out_row_stride bytes; unit column stride
+  size_t out_row_stride;    // bytes
+  int32_t* acc_out;         // non-NULL: store acc (mr x nr, row stride = the kernel's full nr) instead of requantizing
+  bool out_signed;          // INT8 output, else UINT8
+};
+
+// k_groups: number of kr-element K groups in the packed panels (K rounded up to kr).
+// a_packed: mr_max rows x k_groups, b_packed: nr_max columns x k_groups, in the tier's layout.
+using QGemmUkernelFn = void (*)(size_t mr, size_t nr, size_t k_groups, const void* a_packed,
+                                const void* b_packed, const QGemmTileParams* params);
+
+struct QGemmUkernel {
+  const char* name;
+  uint32_t mr, nr, kr;
+  QGemmPacking packing;
+  QGemmUkernelFn run;
+};
+
+struct TierKernels {
+  cpuml_isa isa;
+  bool (*built_with_isa_flags)();  // false if the TU was compiled without its flags
+  const FillKernels& fill;  // a reference: the tables are constant-initialized in their own TUs
+  QGemmUkernel qgemm;
+};
+
+namespace scalar { extern const TierKernels kTierKernels; }
+namespace sse41 { extern const TierKernels kTierKernels; }
+namespace avx2 { extern const TierKernels kTierKernels; }
+namespace avx512vnni { extern const TierKernels kTierKernels; }
+
+}  // namespace cpuml
+
+#endif  // CPUML_KERNELS_KERNELS_H_

@@ -1,0 +1,44 @@
+// qgemm_x16_4x4c2__scalar: the portable micro-kernel over the kInt16Pairs layout. It runs the
+// same packing, blocking and epilogue contract as the SIMD tiers, so the scalar tier is a real
+// GEMM rather than a second copy of the reference.
+#include <math.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+
+namespace cpuml {
+namespace scalar {
+
+constexpr size_t kMr = 4, kNr = 4, kKr = 2;
+
+void qgemm_x16_4x4c2__scalar(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                             const QGemmTileParams* p) {
+  const int16_t* a = static_cast<const int16_t*>(a_packed);
+  const int16_t* b = static_cast<const int16_t*>(b_packed);
+  uint32_t acc[kMr][kNr] = {};  // unsigned: the sums are exact modulo 2^32
+  for (size_t g = 0; g < k_groups; ++g, a += kMr * kKr, b += kNr * kKr)
+    for (size_t i = 0; i < kMr; ++i)
+      for (size_t j = 0; j < kNr; ++j)
+        acc[i][j] += static_cast<uint32_t>(a[i * kKr] * b[j * kKr] + a[i * kKr + 1] * b[j * kKr + 1]);
+  for (size_t i = 0; i < mr; ++i) {
+    for (size_t j = 0; j < nr; ++j) {
+      uint32_t v = acc[i][j];
+      if (p->col_a) v += static_cast<uint32_t>(p->row_a[i]) * static_cast<uint32_t>(p->col_a[j]);
+      if (p->col_b) v += static_cast<uint32_t>(p->row_b[i]) * static_cast<uint32_t>(p->col_b[j]);
+      const int32_t total = static_cast<int32_t>(v);
+      if (p->acc_out) {
+        p->acc_out[i * kNr + j] = total;
+        continue;
+      }
+      const float multiplier = (p->a_scale[i] * p->b_scale[j]) / p->out_scale[i];
+      float y = static_cast<float>(total) * multiplier;
+      if (!(y >= p->out_min[i])) y = p->out_min[i];
+      if (y > p->out_max[i]) y = p->out_max[i];
+      const int32_t q = static_cast<int32_t>(nearbyintf(y)) + p->out_zero_point[i];
+      static_cast<uint8_t*>(p->out)[i * p->out_row_stride + j] = static_cast<uint8_t>(q);
+    }
+  }
+}
+
+}  // namespace scalar
+}  // namespace cpuml

@@ -1,0 +1,49 @@
+// The scalar reference: plain, obviously correct loops that define cpuml's results. It is the
+// oracle of every conformance test and shares no code with the fast paths except the half
+// conversions below. Compiled with -ffp-contract=off, like the whole library.
+#ifndef CPUML_KERNELS_SCALAR_REFERENCE_H_
+#define CPUML_KERNELS_SCALAR_REFERENCE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpuml/cpuml.h"
+
+namespace cpuml {
+
+// IEEE binary16 <-> binary32. FloatToHalf rounds to nearest even; NaNs stay NaN (quieted, top
+// payload bits kept), as F16C's vcvtps2ph does.
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
+
+size_t DataTypeSize(CPUML_TENSOR_DATA_TYPE type);
+
+namespace reference {
+
+// A strided view: element (i0..i{rank-1}) lives at data + sum(i_d * strides[d]) elements.
+struct TensorView {
+  CPUML_TENSOR_DATA_TYPE type;
+  uint32_t rank;
+  const uint32_t* sizes;
+  const uint64_t* strides;  // elements
+  void* data;
+};
+
+void FillValueConstant(const TensorView& out, CPUML_SCALAR_UNION value);
+void FillValueSequence(const TensorView& out, CPUML_SCALAR_UNION start, CPUML_SCALAR_UNION delta);
+
+// The requantization formula of docs/semantics.md, for one output element.
+int32_t Requantize(int64_t acc, float a_scale, float b_scale, float out_scale, int32_t out_zero_point,
+                   bool out_signed);
+
+// All views are 4-D. Zero-point views may have data == NULL (absent). Broadcasting follows the
+// operator's rules: a batch/channel size of 1 on A or B is repeated.
+struct QLinearMatMulArgs {
+  TensorView a, a_scale, a_zero_point, b, b_scale, b_zero_point, out_scale, out_zero_point, out;
+};
+void QuantizedLinearMatrixMultiply(const QLinearMatMulArgs& args);
+
+}  // namespace reference
+}  // namespace cpuml
+
+#endif  // CPUML_KERNELS_SCALAR_REFERENCE_H_

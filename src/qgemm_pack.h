@@ -1,0 +1,50 @@
+// Packing of A and B into a micro-kernel's layout (QGemmPacking in kernels/kernels.h).
+//
+// Packing is layout work, not arithmetic, so it is written once here, compiled for the baseline
+// ISA, and shared by every tier; only the micro-kernels differ per tier.
+#ifndef CPUML_SRC_QGEMM_PACK_H_
+#define CPUML_SRC_QGEMM_PACK_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/kernels.h"
+
+namespace cpuml {
+
+// A strided int8/uint8 matrix: element (r, c) at data[r * row_stride + c * col_stride].
+struct Int8Matrix {
+  const uint8_t* data;
+  bool is_signed;
+  uint64_t row_stride, col_stride;  // elements
+};
+
+struct PackFormat {
+  QGemmPacking packing;
+  uint32_t mr, nr, kr;
+  size_t ElementBytes() const { return packing == QGemmPacking::kInt16Pairs ? 2 : 1; }
+  size_t Groups(size_t k) const { return (k + kr - 1) / kr; }
+  // Bytes of one packed B panel (nr columns) over k elements: column sums then data.
+  size_t BPanelBytes(size_t k) const { return nr * sizeof(int32_t) + Groups(k) * nr * kr * ElementBytes(); }
+  size_t ATileBytes(size_t k) const { return Groups(k) * mr * kr * ElementBytes(); }
+};
+
+// Packs columns [n0, n0 + nr_valid) and K rows [k0, k0 + k) of B into one panel (columns past
+// nr_valid and K past k are zero).
+void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t nr_valid, void* panel);
+
+// Packs rows [m0, m0 + mr_valid) and K columns [k0, k0 + k) of A into one tile and writes the
+// tile's row terms (QGemmTileParams::row_a / row_b, mr entries each, zero past mr_valid).
+// a_zero_point holds the zero point of each of the mr_valid rows.
+void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_point, size_t k0, size_t k, size_t m0,
+               size_t mr_valid, void* tile, int32_t* row_a, int32_t* row_b);
+
+// The per-column term col_b for a B zero point, in the packing's domain (u8 B shifted by -128 for
+// kU8S8Quads). Whether col_a is used: kU8S8Quads only (the B column sums).
+inline int32_t ColumnTermB(QGemmPacking packing, bool b_signed, int32_t b_zero_point) {
+  return packing == QGemmPacking::kU8S8Quads && !b_signed ? b_zero_point - 128 : b_zero_point;
+}
+
+}  // namespace cpuml
+
+#endif  // CPUML_SRC_QGEMM_PACK_H_
