@@ -1,0 +1,65 @@
+// The C API's own contract: status strings, ISA control, argument checks.
+#include "tests/test_support.h"
+
+namespace cpuml_test {
+namespace {
+
+TEST(Api, StatusStrings) {
+  EXPECT_STREQ(cpuml_status_string(CPUML_STATUS_SUCCESS), "success");
+  EXPECT_STREQ(cpuml_status_string(CPUML_STATUS_INVALID_ARGUMENT), "invalid argument");
+  EXPECT_STREQ(cpuml_status_string(CPUML_STATUS_UNSUPPORTED), "unsupported");
+  EXPECT_STREQ(cpuml_status_string(CPUML_STATUS_INVALID_STATE), "invalid state");
+  EXPECT_STREQ(cpuml_status_string(CPUML_STATUS_OUT_OF_MEMORY), "out of memory");
+  EXPECT_STREQ(cpuml_status_string(static_cast<cpuml_status>(99)), "unknown status");
+}
+
+TEST(Api, IsaControl) {
+  EXPECT_STREQ(cpuml_isa_name(CPUML_ISA_SCALAR), "scalar");
+  EXPECT_STREQ(cpuml_isa_name(CPUML_ISA_AVX512VNNI), "avx512vnni");
+  EXPECT_STREQ(cpuml_isa_name(CPUML_ISA_NEON_I8MM), "neon_i8mm");
+  EXPECT_EQ(cpuml_isa_name(static_cast<cpuml_isa>(7)), nullptr);
+  EXPECT_TRUE(cpuml_is_isa_supported(CPUML_ISA_SCALAR));
+  EXPECT_EQ(cpuml_set_max_isa(static_cast<cpuml_isa>(7)), CPUML_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(strstr(cpuml_last_error_message(), "cpuml_set_max_isa"), nullptr);
+  ASSERT_EQ(cpuml_set_max_isa(CPUML_ISA_SCALAR), CPUML_STATUS_SUCCESS);
+  EXPECT_EQ(cpuml_get_isa(), CPUML_ISA_SCALAR);
+  // A cap above the machine selects the best supported tier below it.
+  ASSERT_EQ(cpuml_set_max_isa(CPUML_ISA_NEON_I8MM), CPUML_STATUS_SUCCESS);
+  const cpuml_isa best = cpuml_get_isa();
+  EXPECT_TRUE(cpuml_is_isa_supported(best));
+  for (cpuml_isa t : AllTiers())
+    if (cpuml_is_isa_supported(t)) {
+      EXPECT_GE(best, t);
+    }
+}
+
+TEST(Api, NullArguments) {
+  cpuml_operator* op = nullptr;
+  EXPECT_EQ(cpuml_create_operator(nullptr, &op), CPUML_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(cpuml_last_error_message(), "cpuml_create_operator: desc must not be NULL");
+  CPUML_OPERATOR_DESC desc{CPUML_OPERATOR_FILL_VALUE_CONSTANT, nullptr};
+  EXPECT_EQ(cpuml_create_operator(&desc, nullptr), CPUML_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(cpuml_create_operator(&desc, &op), CPUML_STATUS_INVALID_ARGUMENT);
+  CPUML_FILL_VALUE_CONSTANT_OPERATOR_DESC fill{};
+  CPUML_OPERATOR_DESC unknown{static_cast<CPUML_OPERATOR_TYPE>(42), &fill};
+  EXPECT_EQ(cpuml_create_operator(&unknown, &op), CPUML_STATUS_UNSUPPORTED);
+  EXPECT_STREQ(cpuml_last_error_message(), "cpuml_create_operator: desc->Type 42 is not a supported operator");
+  EXPECT_EQ(cpuml_execute_operator(nullptr, nullptr, 0, nullptr, 0, nullptr), CPUML_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(cpuml_initialize_operator(nullptr, nullptr, 0), CPUML_STATUS_INVALID_ARGUMENT);
+  cpuml_destroy_operator(nullptr);
+}
+
+TEST(Api, SuccessClearsMessage) {
+  EXPECT_EQ(cpuml_create_operator(nullptr, nullptr), CPUML_STATUS_INVALID_ARGUMENT);
+  EXPECT_STRNE(cpuml_last_error_message(), "");
+  TensorDesc out(CPUML_TENSOR_DATA_TYPE_UINT8, {4});
+  CPUML_FILL_VALUE_CONSTANT_OPERATOR_DESC fill{out.get(), CPUML_TENSOR_DATA_TYPE_UINT8, {}};
+  CPUML_OPERATOR_DESC desc{CPUML_OPERATOR_FILL_VALUE_CONSTANT, &fill};
+  cpuml_operator* op = nullptr;
+  ASSERT_EQ(cpuml_create_operator(&desc, &op), CPUML_STATUS_SUCCESS);
+  EXPECT_STREQ(cpuml_last_error_message(), "");
+  cpuml_destroy_operator(op);
+}
+
+}  // namespace
+}  // namespace cpuml_test

@@ -1,0 +1,222 @@
+// A QUANTIZED_LINEAR_MATRIX_MULTIPLY problem: descriptors, data, a run through the library and
+// a run through the scalar reference.
+#ifndef CPUML_TESTS_QGEMM_SUPPORT_H_
+#define CPUML_TESTS_QGEMM_SUPPORT_H_
+
+#include <pthreadpool.h>
+
+#include <array>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "tests/test_support.h"
+
+namespace cpuml_test {
+
+enum class Quant { kAbsent, kPerTensor, kPerChannel };  // per row (A, Output) or per column (B)
+enum class Data { kRandom, kExtremes, kSmall };
+
+struct QConfig {
+  uint32_t m = 1, k = 1, n = 1;
+  std::array<uint32_t, 2> a_batch{1, 1}, b_batch{1, 1};
+  CPUML_TENSOR_DATA_TYPE a_type = CPUML_TENSOR_DATA_TYPE_UINT8, b_type = CPUML_TENSOR_DATA_TYPE_INT8,
+                         out_type = CPUML_TENSOR_DATA_TYPE_UINT8;
+  Quant a_scale = Quant::kPerTensor, a_zero = Quant::kPerTensor, b_scale = Quant::kPerTensor,
+        b_zero = Quant::kPerTensor, out_scale = Quant::kPerTensor, out_zero = Quant::kPerTensor;
+  bool b_transposed = false;  // B bound as N x K through strides, the common weight layout
+  bool padded = false;        // row strides larger than the row
+  bool out_strided = false;   // output column stride 2
+  bool a_batch_stride0 = false;  // A's batch dimension broadcast by stride 0 instead of size 1
+  bool b_owned = false, scales_owned = false;
+  uint32_t rank = 4;          // 2 or 3: leading dimensions dropped from every descriptor
+  int threads = 1;
+  Data data = Data::kRandom;
+  bool power_of_two_scales = false;  // multiplier 0.5 or 0.25: exercises round-half-to-even
+  uint32_t seed = 1;
+};
+
+inline bool IsSigned(CPUML_TENSOR_DATA_TYPE t) { return t == CPUML_TENSOR_DATA_TYPE_INT8; }
+
+class QProblem {
+ public:
+  explicit QProblem(const QConfig& c) : c_(c), rng_(c.seed) {
+    const uint32_t bo = std::max(c.a_batch[0], c.b_batch[0]), co = std::max(c.a_batch[1], c.b_batch[1]);
+    const uint32_t pad = c.padded ? 3 : 0;
+    // A {Ba, Ca, M, K}
+    {
+      const uint32_t lda = c.k + pad;
+      std::vector<uint32_t> sizes{c.a_batch[0], c.a_batch[1], c.m, c.k};
+      std::vector<uint32_t> strides{c.a_batch[1] * c.m * lda, c.m * lda, lda, 1};
+      if (c.a_batch_stride0) {
+        sizes[0] = bo;
+        strides[0] = 0;
+      }
+      Add(kA, c.a_type, sizes, strides);
+    }
+    // B {Bb, Cb, K, N}, optionally stored transposed (N x K).
+    {
+      std::vector<uint32_t> strides;
+      if (c.b_transposed) {
+        const uint32_t ldb = c.k + pad;
+        strides = {c.b_batch[1] * c.n * ldb, c.n * ldb, 1, ldb};
+      } else {
+        const uint32_t ldb = c.n + pad;
+        strides = {c.b_batch[1] * c.k * ldb, c.k * ldb, ldb, 1};
+      }
+      Add(kB, c.b_type, {c.b_batch[0], c.b_batch[1], c.k, c.n}, strides,
+          c.b_owned ? CPUML_TENSOR_FLAG_OWNED_BY_CPUML : CPUML_TENSOR_FLAG_NONE);
+    }
+    const auto scale_flags = c.scales_owned ? CPUML_TENSOR_FLAG_OWNED_BY_CPUML : CPUML_TENSOR_FLAG_NONE;
+    AddQuant(kAScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.a_scale, true, scale_flags);
+    AddQuant(kAZero, c.a_type, c.a_zero, true, CPUML_TENSOR_FLAG_NONE);
+    AddQuant(kBScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.b_scale, false, scale_flags);
+    AddQuant(kBZero, c.b_type, c.b_zero, false, CPUML_TENSOR_FLAG_NONE);
+    AddQuant(kOutScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.out_scale, true, scale_flags);
+    AddQuant(kOutZero, c.out_type, c.out_zero, true, CPUML_TENSOR_FLAG_NONE);
+    {
+      const uint32_t col = c.out_strided ? 2 : 1, ldo = c.n * col + pad;
+      Add(kOut, c.out_type, {bo, co, c.m, c.n}, {co * c.m * ldo, c.m * ldo, ldo, col});
+    }
+    FillData();
+  }
+
+  const TensorDesc* desc(int member) const { return descs_[member] ? &*descs_[member] : nullptr; }
+  GuardedBuffer& buffer(int member) { return *buffers_[member]; }
+
+  CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC OperatorDesc() const {
+    auto d = [&](int m) { return descs_[m] ? descs_[m]->get() : nullptr; };
+    return {d(kA), d(kAScale), d(kAZero), d(kB), d(kBScale), d(kBZero), d(kOutScale), d(kOutZero), d(kOut)};
+  }
+
+  std::vector<CPUML_BUFFER_BINDING> Inputs(bool for_execute) {
+    std::vector<CPUML_BUFFER_BINDING> b(8, CPUML_BUFFER_BINDING{nullptr, 0});
+    for (int i = 0; i < 8; ++i) {
+      if (!descs_[i]) continue;
+      const bool owned = descs_[i]->buffer().Flags & CPUML_TENSOR_FLAG_OWNED_BY_CPUML;
+      if (for_execute && owned) continue;
+      b[i] = buffers_[i]->Binding();
+    }
+    return b;
+  }
+
+  // The reference's bytes for the output buffer (same starting fill as the library's buffer).
+  std::vector<uint8_t> Expected() {
+    GuardedBuffer expected(descs_[kOut]->MinimumBytes());
+    memcpy(expected.data(), buffers_[kOut]->data(), expected.size());  // gaps keep their bytes
+    std::vector<std::vector<uint64_t>> strides(9);
+    std::array<cpuml::reference::TensorView, 9> views{};
+    for (int i = 0; i < 9; ++i) {
+      if (!descs_[i]) {
+        views[i] = {CPUML_TENSOR_DATA_TYPE_UNKNOWN, 4, nullptr, nullptr, nullptr};
+        continue;
+      }
+      strides[i] = four_d_strides_[i];
+      views[i] = {descs_[i]->type(), 4, four_d_sizes_[i].data(), strides[i].data(),
+                  i == kOut ? expected.data() : buffers_[i]->data()};
+    }
+    cpuml::reference::QuantizedLinearMatrixMultiply(
+        {views[kA], views[kAScale], views[kAZero], views[kB], views[kBScale], views[kBZero], views[kOutScale],
+         views[kOutZero], views[kOut]});
+    return expected.Bytes();
+  }
+
+  // Creates, initializes and executes; returns the status of the first failing step.
+  cpuml_status Run(pthreadpool_t pool, OperatorPtr* keep = nullptr) {
+    const auto desc = OperatorDesc();
+    CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
+    cpuml_operator* raw = nullptr;
+    if (cpuml_status s = cpuml_create_operator(&op_desc, &raw)) return s;
+    OperatorPtr op(raw);
+    const auto init = Inputs(false);
+    if (cpuml_status s = cpuml_initialize_operator(op.get(), init.data(), 8)) return s;
+    const auto exec = Inputs(true);
+    const CPUML_BUFFER_BINDING out = buffers_[kOut]->Binding();
+    const cpuml_status s = cpuml_execute_operator(op.get(), exec.data(), 8, &out, 1, pool);
+    if (keep) *keep = std::move(op);
+    return s;
+  }
+
+  static constexpr int kA = 0, kAScale = 1, kAZero = 2, kB = 3, kBScale = 4, kBZero = 5, kOutScale = 6, kOutZero = 7,
+                       kOut = 8;
+
+ private:
+  void Add(int member, CPUML_TENSOR_DATA_TYPE type, std::vector<uint32_t> sizes, std::vector<uint32_t> strides,
+           CPUML_TENSOR_FLAGS flags = CPUML_TENSOR_FLAG_NONE) {
+    four_d_sizes_[member] = sizes;
+    four_d_strides_[member].assign(strides.begin(), strides.end());
+    // Lower ranks drop leading dimensions (all of size 1 in the tests that use them).
+    const size_t drop = 4 - c_.rank;
+    sizes.erase(sizes.begin(), sizes.begin() + drop);
+    strides.erase(strides.begin(), strides.begin() + drop);
+    descs_[member].emplace(type, sizes, strides, flags);
+    buffers_[member].emplace(descs_[member]->MinimumBytes(), 0xC3);
+  }
+
+  void AddQuant(int member, CPUML_TENSOR_DATA_TYPE type, Quant q, bool per_row, CPUML_TENSOR_FLAGS flags) {
+    if (q == Quant::kAbsent) return;
+    std::vector<uint32_t> sizes{1, 1, 1, 1};
+    if (q == Quant::kPerChannel) sizes[per_row ? 2 : 3] = per_row ? c_.m : c_.n;
+    // Per-channel tensors get a non-unit stride to prove strides are honoured.
+    std::vector<uint32_t> strides{0, 0, 0, 0};
+    if (q == Quant::kPerChannel) strides[per_row ? 2 : 3] = 2;
+    Add(member, type, sizes, strides, flags);
+  }
+
+  int32_t RandomInt(CPUML_TENSOR_DATA_TYPE t) {
+    const int lo = IsSigned(t) ? -128 : 0;
+    if (c_.data == Data::kExtremes) return (rng_() & 1) ? lo + 255 : lo;
+    if (c_.data == Data::kSmall) return static_cast<int>(rng_() % 7) - 3 + (IsSigned(t) ? 0 : 128);
+    return lo + static_cast<int>(rng_() % 256);
+  }
+
+  void FillInts(int member) {
+    if (!descs_[member]) return;
+    GuardedBuffer& b = *buffers_[member];
+    for (uint64_t i = 0; i < b.size(); ++i) b.data()[i] = static_cast<uint8_t>(RandomInt(descs_[member]->type()));
+  }
+
+  void FillFloats(int member, float lo, float hi) {
+    GuardedBuffer& b = *buffers_[member];
+    float* f = reinterpret_cast<float*>(b.data());
+    std::uniform_real_distribution<float> dist(lo, hi);
+    for (uint64_t i = 0; i < b.size() / 4; ++i) f[i] = c_.power_of_two_scales ? 1.0f : dist(rng_);
+  }
+
+  void FillData() {
+    FillInts(kA);
+    FillInts(kB);
+    if (c_.data == Data::kExtremes) {
+      // Zero points at the opposite extreme maximize |A - za| * |B - zb|.
+      for (int member : {kAZero, kBZero})
+        if (descs_[member]) {
+          const bool s = IsSigned(descs_[member]->type());
+          memset(buffers_[member]->data(), s ? 0x80 : 0x00, buffers_[member]->size());
+        }
+    } else {
+      FillInts(kAZero);
+      FillInts(kBZero);
+    }
+    FillInts(kOutZero);
+    // Scales that keep most outputs inside the 8-bit range: |acc| is about 128 * 128 * sqrt(K).
+    const float spread = 128.0f * 128.0f * std::sqrt(static_cast<float>(c_.k)) / 40.0f;
+    FillFloats(kAScale, 0.5f / 64, 2.0f / 64);
+    FillFloats(kBScale, 0.5f / 64, 2.0f / 64);
+    FillFloats(kOutScale, spread / (64.0f * 64.0f) * 0.5f, spread / (64.0f * 64.0f) * 2.0f);
+    if (c_.power_of_two_scales) {
+      float* f = reinterpret_cast<float*>(buffers_[kOutScale]->data());
+      for (uint64_t i = 0; i < buffers_[kOutScale]->size() / 4; ++i) f[i] = (i & 1) ? 2.0f : 4.0f;
+    }
+  }
+
+  QConfig c_;
+  std::mt19937 rng_;
+  std::optional<TensorDesc> descs_[9];
+  std::optional<GuardedBuffer> buffers_[9];
+  std::vector<uint32_t> four_d_sizes_[9];
+  std::vector<uint64_t> four_d_strides_[9];
+};
+
+}  // namespace cpuml_test
+
+#endif  // CPUML_TESTS_QGEMM_SUPPORT_H_

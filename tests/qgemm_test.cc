@@ -1,0 +1,326 @@
+// QUANTIZED_LINEAR_MATRIX_MULTIPLY on every tier, byte-equal to the scalar reference.
+#include <thread>
+
+#include "tests/qgemm_support.h"
+
+namespace cpuml_test {
+namespace {
+
+constexpr CPUML_TENSOR_DATA_TYPE kU8 = CPUML_TENSOR_DATA_TYPE_UINT8, kS8 = CPUML_TENSOR_DATA_TYPE_INT8;
+constexpr CPUML_TENSOR_DATA_TYPE kTypes[2] = {kU8, kS8};
+
+class QGemmTest : public TierTest {
+ protected:
+  // Runs `c` through the library (with `threads`) and the reference; bytes, gaps and canaries.
+  void Check(const QConfig& c) {
+    SCOPED_TRACE(Describe(c));
+    QProblem problem(c);
+    const std::vector<uint8_t> expected = problem.Expected();
+    pthreadpool_t pool = c.threads > 1 ? pthreadpool_create(c.threads) : nullptr;
+    const cpuml_status status = problem.Run(pool);
+    if (pool) pthreadpool_destroy(pool);
+    ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+    const std::vector<uint8_t> actual = problem.buffer(QProblem::kOut).Bytes();
+    ASSERT_TRUE(problem.buffer(QProblem::kOut).CanariesIntact());
+    if (actual != expected) {
+      size_t first = 0;
+      while (actual[first] == expected[first]) ++first;
+      size_t wrong = 0;
+      for (size_t i = 0; i < actual.size(); ++i) wrong += actual[i] != expected[i];
+      FAIL() << wrong << " of " << actual.size() << " output bytes differ; first at byte " << first << ": got "
+             << int(actual[first]) << ", reference " << int(expected[first]);
+    }
+  }
+
+  static std::string Describe(const QConfig& c) {
+    char text[320];
+    snprintf(text, sizeof text,
+             "M=%u K=%u N=%u batch A{%u,%u} B{%u,%u} types %s%s->%s quant %d%d%d%d%d%d bT=%d pad=%d outS=%d "
+             "a0=%d owned=%d/%d rank=%u threads=%d data=%d pow2=%d seed=%u",
+             c.m, c.k, c.n, c.a_batch[0], c.a_batch[1], c.b_batch[0], c.b_batch[1], IsSigned(c.a_type) ? "s8" : "u8",
+             IsSigned(c.b_type) ? "s8" : "u8", IsSigned(c.out_type) ? "s8" : "u8", int(c.a_scale), int(c.a_zero),
+             int(c.b_scale), int(c.b_zero), int(c.out_scale), int(c.out_zero), c.b_transposed, c.padded,
+             c.out_strided, c.a_batch_stride0, c.b_owned, c.scales_owned, c.rank, c.threads, int(c.data),
+             c.power_of_two_scales, c.seed);
+    return text;
+  }
+};
+
+Quant RandomQuant(std::mt19937& rng, bool may_be_absent) {
+  const int pick = static_cast<int>(rng() % 3);
+  if (pick == 0) return may_be_absent ? Quant::kAbsent : Quant::kPerChannel;
+  return pick == 1 ? Quant::kPerTensor : Quant::kPerChannel;
+}
+
+QConfig RandomConfig(std::mt19937& rng, uint32_t m, uint32_t k, uint32_t n) {
+  QConfig c;
+  c.m = m;
+  c.k = k;
+  c.n = n;
+  c.a_type = kTypes[rng() % 2];
+  c.b_type = kTypes[rng() % 2];
+  c.out_type = kTypes[rng() % 2];
+  c.a_scale = RandomQuant(rng, false);
+  c.b_scale = RandomQuant(rng, false);
+  c.out_scale = RandomQuant(rng, false);
+  c.a_zero = RandomQuant(rng, true);
+  c.b_zero = RandomQuant(rng, true);
+  c.out_zero = RandomQuant(rng, true);
+  c.b_transposed = rng() % 2;
+  c.padded = rng() % 3 == 0;
+  c.out_strided = rng() % 5 == 0;
+  c.b_owned = rng() % 2;
+  c.scales_owned = rng() % 4 == 0;
+  c.seed = rng();
+  return c;
+}
+
+// Every M remainder of the tallest tile (8) and every N remainder of the widest panel (32),
+// crossing one whole tile, with all type combinations and quantization shapes rotating.
+TEST_P(QGemmTest, EveryTileRemainder) {
+  std::mt19937 rng(42);
+  const uint32_t ks[] = {1, 2, 3, 4, 5, 8, 13};
+  const uint32_t max_m = ReducedSweep() ? 9 : 17;
+  for (uint32_t m = 1; m <= max_m; ++m)
+    for (uint32_t n = 1; n <= 33; ++n) {
+      Check(RandomConfig(rng, m, ks[rng() % 7], n));
+      if (HasFatalFailure()) return;
+    }
+}
+
+TEST_P(QGemmTest, RandomShapes) {
+  std::mt19937 rng(7);
+  const int cases = ReducedSweep() ? 12 : 60;
+  for (int i = 0; i < cases; ++i) {
+    QConfig c = RandomConfig(rng, 1 + rng() % 300, 1 + rng() % 300, 1 + rng() % 300);
+    if (rng() % 4 == 0) {
+      c.a_batch = {1 + static_cast<uint32_t>(rng() % 2), 1 + static_cast<uint32_t>(rng() % 3)};
+      c.b_batch = {rng() % 2 ? c.a_batch[0] : 1u, rng() % 2 ? c.a_batch[1] : 1u};
+      c.m = 1 + c.m % 40;
+    }
+    c.threads = 1 + static_cast<int>(rng() % 3);
+    Check(c);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// All 8 combinations of A, B and output types, with every quantization shape.
+TEST_P(QGemmTest, AllTypeCombinationsAndQuantShapes) {
+  const Quant shapes[] = {Quant::kAbsent, Quant::kPerTensor, Quant::kPerChannel};
+  uint32_t seed = 100;
+  for (auto a : kTypes)
+    for (auto b : kTypes)
+      for (auto o : kTypes)
+        for (Quant zero : shapes)
+          for (Quant scale : {Quant::kPerTensor, Quant::kPerChannel}) {
+            QConfig c;
+            c.m = 19;
+            c.k = 45;
+            c.n = 37;
+            c.a_type = a;
+            c.b_type = b;
+            c.out_type = o;
+            c.a_scale = c.b_scale = c.out_scale = scale;
+            c.a_zero = c.b_zero = c.out_zero = zero;
+            c.seed = ++seed;
+            Check(c);
+            if (HasFatalFailure()) return;
+          }
+}
+
+// Full-range extremes against each other over long K: A = 255 (or -128) against B = 127 or -128
+// with zero points at the far end. Any int16 saturation or int32 overflow shows up here.
+TEST_P(QGemmTest, AdversarialExtremes) {
+  const uint32_t ks[] = {2, 64, 300, 4096};
+  uint32_t seed = 1000;
+  for (auto a : kTypes)
+    for (auto b : kTypes)
+      for (uint32_t k : ks) {
+        if (ReducedSweep() && k == 4096 && a != b) continue;
+        QConfig c;
+        c.m = 5;
+        c.k = k;
+        c.n = 35;
+        c.a_type = a;
+        c.b_type = b;
+        c.out_type = (seed & 1) ? kS8 : kU8;
+        c.data = Data::kExtremes;
+        c.b_owned = seed & 2;
+        c.seed = ++seed;
+        Check(c);
+        if (HasFatalFailure()) return;
+      }
+}
+
+// K past 33,025 can overflow an int32 accumulator in the worst case; 40,000 must stay exact.
+TEST_P(QGemmTest, LongKBeyondInt32) {
+  for (auto a : kTypes)
+    for (auto b : kTypes) {
+      QConfig c;
+      c.m = 3;
+      c.k = 40000;
+      c.n = ReducedSweep() ? 9 : 37;
+      c.a_type = a;
+      c.b_type = b;
+      c.data = Data::kExtremes;
+      c.b_transposed = true;
+      c.b_owned = a == b;
+      c.seed = 77;
+      Check(c);
+      if (HasFatalFailure()) return;
+      c.data = Data::kRandom;
+      Check(c);
+      if (HasFatalFailure()) return;
+    }
+}
+
+// Multipliers 0.5 and 0.25 make y land exactly on .5: round half to even, with odd zero points.
+TEST_P(QGemmTest, TiesRoundHalfToEven) {
+  for (auto o : kTypes) {
+    QConfig c;
+    c.m = 11;
+    c.k = 3;
+    c.n = 41;
+    c.out_type = o;
+    c.data = Data::kSmall;
+    c.power_of_two_scales = true;
+    c.out_scale = Quant::kPerChannel;
+    c.out_zero = Quant::kPerChannel;
+    c.seed = 5;
+    Check(c);
+  }
+}
+
+// Clamping: tiny output scales push |y| far past int32; huge scales make the multiplier inf,
+// and 0 * inf is NaN, which the formula sends to the type minimum.
+TEST_P(QGemmTest, ClampingAndExtremeScales) {
+  struct Scales {
+    float a, b, out;
+  };
+  const Scales scales[] = {{1.0f, 1.0f, 1e-30f}, {1e30f, 1e30f, 1.0f}, {1e-30f, 1e-30f, 1e30f}, {3e38f, 2.0f, 1e-3f}};
+  for (const Scales& s : scales)
+    for (auto o : kTypes) {
+      QConfig c;
+      c.m = 9;
+      c.k = 7;
+      c.n = 33;
+      c.out_type = o;
+      c.data = Data::kSmall;  // includes acc == 0
+      QProblem problem(c);
+      *reinterpret_cast<float*>(problem.buffer(QProblem::kAScale).data()) = s.a;
+      *reinterpret_cast<float*>(problem.buffer(QProblem::kBScale).data()) = s.b;
+      *reinterpret_cast<float*>(problem.buffer(QProblem::kOutScale).data()) = s.out;
+      const auto expected = problem.Expected();
+      ASSERT_EQ(problem.Run(nullptr), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+      EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected) << s.a << " " << s.b << " " << s.out;
+    }
+}
+
+TEST_P(QGemmTest, ThreadCountsGiveIdenticalBytes) {
+  for (uint32_t m : {1u, 16u, 70u}) {
+    QConfig c;
+    c.m = m;
+    c.k = 200;
+    c.n = 260;
+    c.b_owned = true;
+    c.b_transposed = true;
+    for (int threads = 1; threads <= 3; ++threads) {
+      c.threads = threads;
+      Check(c);  // every count against the same reference
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST_P(QGemmTest, BatchBroadcastAndLowerRanks) {
+  QConfig c;
+  c.m = 13;
+  c.k = 21;
+  c.n = 34;
+  c.a_batch = {2, 3};
+  c.b_batch = {1, 3};
+  Check(c);
+  c.a_batch = {1, 1};
+  c.b_batch = {2, 2};
+  c.b_owned = true;
+  Check(c);
+  c.a_batch = {2, 1};
+  c.b_batch = {2, 1};
+  c.a_batch_stride0 = true;  // A's batch has size 2 but stride 0
+  Check(c);
+  for (uint32_t rank : {2u, 3u}) {
+    QConfig r;
+    r.m = 6;
+    r.k = 10;
+    r.n = 20;
+    r.rank = rank;
+    r.b_transposed = true;
+    Check(r);
+  }
+}
+
+// One operator executed from several threads at once gives the same bytes as alone.
+TEST_P(QGemmTest, ConcurrentExecutesOnOneOperator) {
+  QConfig c;
+  c.m = 33;
+  c.k = 64;
+  c.n = 65;
+  c.b_owned = true;
+  QProblem problem(c);
+  const auto expected = problem.Expected();
+  OperatorPtr op;
+  ASSERT_EQ(problem.Run(nullptr, &op), CPUML_STATUS_SUCCESS);
+  const auto inputs = problem.Inputs(true);
+  std::vector<std::vector<uint8_t>> outputs(4, std::vector<uint8_t>(problem.buffer(QProblem::kOut).size()));
+  std::vector<std::thread> workers;
+  std::vector<cpuml_status> statuses(4);
+  for (int t = 0; t < 4; ++t)
+    workers.emplace_back([&, t] {
+      CPUML_BUFFER_BINDING out{outputs[t].data(), outputs[t].size()};
+      for (int rep = 0; rep < 5; ++rep) statuses[t] = cpuml_execute_operator(op.get(), inputs.data(), 8, &out, 1, nullptr);
+    });
+  for (auto& w : workers) w.join();
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(statuses[t], CPUML_STATUS_SUCCESS);
+    // The output is packed: its first M * N bytes are all addressed; the rest is rounding.
+    EXPECT_TRUE(std::equal(expected.begin(), expected.begin() + c.m * c.n, outputs[t].begin()));
+  }
+}
+
+// Hand-computed: A = [[1,2],[3,4]] (u8, za = 1), B = [[5,6],[7,8]] (s8, zb = -1),
+// acc = [(0*6 + 1*8), (0*7 + 1*9); (2*6 + 3*8), (2*7 + 3*9)] = [[8, 9], [36, 41]],
+// scales 1, 1, out 2 -> y = [[4, 4.5], [18, 20.5]] -> RNE [[4, 4], [18, 20]] + zo 3.
+TEST_P(QGemmTest, HandComputed2x2) {
+  const uint32_t s2[] = {1, 1, 2, 2}, s1[] = {1, 1, 1, 1};
+  CPUML_BUFFER_TENSOR_DESC a{kU8, CPUML_TENSOR_FLAG_NONE, 4, s2, nullptr, 4, 0};
+  CPUML_BUFFER_TENSOR_DESC b = a;
+  b.DataType = kS8;
+  CPUML_BUFFER_TENSOR_DESC out = a;
+  CPUML_BUFFER_TENSOR_DESC f{CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, s1, nullptr, 4, 0};
+  CPUML_BUFFER_TENSOR_DESC zu{kU8, CPUML_TENSOR_FLAG_NONE, 4, s1, nullptr, 4, 0};
+  CPUML_BUFFER_TENSOR_DESC zs = zu;
+  zs.DataType = kS8;
+  CPUML_TENSOR_DESC ta{CPUML_TENSOR_TYPE_BUFFER, &a}, tb{CPUML_TENSOR_TYPE_BUFFER, &b}, to{CPUML_TENSOR_TYPE_BUFFER, &out},
+      tf{CPUML_TENSOR_TYPE_BUFFER, &f}, tzu{CPUML_TENSOR_TYPE_BUFFER, &zu}, tzs{CPUML_TENSOR_TYPE_BUFFER, &zs};
+  CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC d{&ta, &tf, &tzu, &tb, &tf, &tzs, &tf, &tzu, &to};
+  CPUML_OPERATOR_DESC od{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &d};
+  cpuml_operator* raw;
+  ASSERT_EQ(cpuml_create_operator(&od, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+  OperatorPtr op(raw);
+  uint8_t av[4] = {1, 2, 3, 4}, za[4] = {1}, zo[4] = {3};
+  int8_t bv[4] = {5, 6, 7, 8}, zb[4] = {-1};
+  float one = 1.0f, two = 2.0f;
+  uint8_t result[4] = {};
+  CPUML_BUFFER_BINDING in[8] = {{av, 4}, {&one, 4}, {za, 4}, {bv, 4}, {&one, 4}, {zb, 4}, {&two, 4}, {zo, 4}};
+  CPUML_BUFFER_BINDING ob{result, 4};
+  ASSERT_EQ(cpuml_execute_operator(op.get(), in, 8, &ob, 1, nullptr), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+  EXPECT_EQ(result[0], 7);
+  EXPECT_EQ(result[1], 7);
+  EXPECT_EQ(result[2], 21);
+  EXPECT_EQ(result[3], 23);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, QGemmTest, testing::ValuesIn(AllTiers()), TierName);
+
+}  // namespace
+}  // namespace cpuml_test

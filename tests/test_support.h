@@ -1,0 +1,152 @@
+// Shared helpers for the conformance tests: tensor descriptors that own their arrays, guarded
+// buffers with canary bytes, tier parameterization, and the sweep size for emulated runs.
+#ifndef CPUML_TESTS_TEST_SUPPORT_H_
+#define CPUML_TESTS_TEST_SUPPORT_H_
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpuml/cpuml.h"
+#include "kernels/scalar/reference.h"
+
+namespace cpuml_test {
+
+// A buffer tensor descriptor that owns its Sizes/Strides; copyable pointers stay valid.
+class TensorDesc {
+ public:
+  TensorDesc(CPUML_TENSOR_DATA_TYPE type, std::vector<uint32_t> sizes, std::vector<uint32_t> strides = {},
+             CPUML_TENSOR_FLAGS flags = CPUML_TENSOR_FLAG_NONE)
+      : sizes_(std::move(sizes)), strides_(std::move(strides)) {
+    buffer_.DataType = type;
+    buffer_.Flags = flags;
+    buffer_.DimensionCount = static_cast<uint32_t>(sizes_.size());
+    buffer_.Sizes = sizes_.data();
+    buffer_.Strides = strides_.empty() ? nullptr : strides_.data();
+    buffer_.TotalTensorSizeInBytes = MinimumBytes();
+    buffer_.GuaranteedBaseOffsetAlignment = 0;
+    desc_.Type = CPUML_TENSOR_TYPE_BUFFER;
+    desc_.Desc = &buffer_;
+  }
+  TensorDesc(const TensorDesc& other) : TensorDesc(other.buffer_.DataType, other.sizes_, other.strides_, other.buffer_.Flags) {
+    buffer_.TotalTensorSizeInBytes = other.buffer_.TotalTensorSizeInBytes;
+    buffer_.GuaranteedBaseOffsetAlignment = other.buffer_.GuaranteedBaseOffsetAlignment;
+  }
+  TensorDesc& operator=(const TensorDesc&) = delete;
+
+  const CPUML_TENSOR_DESC* get() const { return &desc_; }
+  CPUML_BUFFER_TENSOR_DESC& buffer() { return buffer_; }
+  const CPUML_BUFFER_TENSOR_DESC& buffer() const { return buffer_; }
+  CPUML_TENSOR_DATA_TYPE type() const { return buffer_.DataType; }
+  size_t element_size() const { return cpuml::DataTypeSize(buffer_.DataType); }
+  uint32_t rank() const { return static_cast<uint32_t>(sizes_.size()); }
+  const std::vector<uint32_t>& sizes() const { return sizes_; }
+
+  std::vector<uint64_t> Strides() const {
+    std::vector<uint64_t> s(sizes_.size());
+    uint64_t packed = 1;
+    for (size_t d = sizes_.size(); d-- > 0;) {
+      s[d] = strides_.empty() ? packed : strides_[d];
+      packed *= sizes_[d];
+    }
+    return s;
+  }
+  uint64_t ElementCount() const {
+    uint64_t n = 1;
+    for (uint32_t s : sizes_) n *= s;
+    return n;
+  }
+  // DirectML's rule, computed independently of the library.
+  uint64_t MinimumBytes() const {
+    const auto s = Strides();
+    uint64_t last = 0;
+    for (size_t d = 0; d < sizes_.size(); ++d) last += (sizes_[d] - 1) * s[d];
+    return ((last + 1) * element_size() + 3) / 4 * 4;
+  }
+
+ private:
+  std::vector<uint32_t> sizes_, strides_;
+  CPUML_BUFFER_TENSOR_DESC buffer_;
+  CPUML_TENSOR_DESC desc_;
+};
+
+// Memory for one tensor with canary bytes on both sides, 64-byte aligned data.
+class GuardedBuffer {
+ public:
+  static constexpr size_t kGuard = 64;
+  static constexpr uint8_t kCanary = 0xA5;
+  explicit GuardedBuffer(uint64_t bytes, uint8_t fill = 0xCD) : bytes_(bytes), storage_(bytes + 2 * kGuard + 64) {
+    base_ = kGuard + (64 - reinterpret_cast<uintptr_t>(storage_.data() + kGuard) % 64) % 64;
+    memset(storage_.data(), kCanary, storage_.size());
+    std::fill(storage_.begin() + static_cast<ptrdiff_t>(base_), storage_.begin() + static_cast<ptrdiff_t>(base_ + bytes_), fill);
+  }
+  uint8_t* data() { return storage_.data() + base_; }
+  const uint8_t* data() const { return storage_.data() + base_; }
+  uint64_t size() const { return bytes_; }
+  bool CanariesIntact() const {
+    for (size_t i = 0; i < base_; ++i)
+      if (storage_[i] != kCanary) return false;
+    for (size_t i = base_ + bytes_; i < storage_.size(); ++i)
+      if (storage_[i] != kCanary) return false;
+    return true;
+  }
+  CPUML_BUFFER_BINDING Binding() { return {data(), bytes_}; }
+  std::vector<uint8_t> Bytes() const { return std::vector<uint8_t>(data(), data() + bytes_); }
+
+ private:
+  uint64_t bytes_;
+  std::vector<uint8_t> storage_;
+  size_t base_;
+};
+
+inline cpuml::reference::TensorView View(const TensorDesc& desc, const std::vector<uint64_t>& strides, void* data) {
+  return {desc.type(), desc.rank(), desc.sizes().data(), strides.data(), data};
+}
+
+// Tiers of this architecture; tests run once per tier and skip (saying so) where the CPU lacks it.
+inline std::vector<cpuml_isa> AllTiers() {
+#if defined(__x86_64__)
+  return {CPUML_ISA_SCALAR, CPUML_ISA_SSE41, CPUML_ISA_AVX2, CPUML_ISA_AVX512VNNI};
+#elif defined(__aarch64__)
+  return {CPUML_ISA_SCALAR, CPUML_ISA_NEON, CPUML_ISA_NEON_DOTPROD, CPUML_ISA_NEON_I8MM};
+#else
+  return {CPUML_ISA_SCALAR};
+#endif
+}
+
+inline std::string TierName(const testing::TestParamInfo<cpuml_isa>& info) { return cpuml_isa_name(info.param); }
+
+// Base fixture: caps the ISA at the parameter for operators the test creates.
+class TierTest : public testing::TestWithParam<cpuml_isa> {
+ protected:
+  void SetUp() override {
+    if (!cpuml_is_isa_supported(GetParam()))
+      GTEST_SKIP() << "tier " << cpuml_isa_name(GetParam()) << " is not supported by this CPU or build";
+    previous_ = cpuml_get_isa();
+    ASSERT_EQ(cpuml_set_max_isa(GetParam()), CPUML_STATUS_SUCCESS);
+    ASSERT_EQ(cpuml_get_isa(), GetParam());
+  }
+  void TearDown() override { cpuml_set_max_isa(CPUML_ISA_NEON_I8MM); }
+  cpuml_isa previous_ = CPUML_ISA_SCALAR;
+};
+
+// CPUML_TEST_SWEEP=reduced shrinks random sweeps for emulated runs (every tile remainder stays).
+inline bool ReducedSweep() {
+  const char* s = getenv("CPUML_TEST_SWEEP");
+  return s && strcmp(s, "reduced") == 0;
+}
+
+struct OperatorDeleter {
+  void operator()(cpuml_operator* op) const { cpuml_destroy_operator(op); }
+};
+using OperatorPtr = std::unique_ptr<cpuml_operator, OperatorDeleter>;
+
+}  // namespace cpuml_test
+
+#endif  // CPUML_TESTS_TEST_SUPPORT_H_
