@@ -1,0 +1,62 @@
+// Shared pieces of the benchmark suite: a prepacked cpuml matmul and its data.
+#ifndef CPUML_BENCH_BENCH_SUPPORT_H_
+#define CPUML_BENCH_BENCH_SUPPORT_H_
+
+#include <pthreadpool.h>
+#include <stdint.h>
+
+#include <random>
+#include <vector>
+
+#include "cpuml/cpuml.h"
+
+namespace cpuml_bench {
+
+struct Shape {
+  uint32_t m, k, n;
+};
+// The peers' shapes: LLM decode (M = 1, 16), a transformer FFN, square GEMMs.
+constexpr Shape kShapes[] = {{1, 4096, 4096}, {16, 4096, 4096}, {128, 768, 3072}, {1024, 1024, 1024}, {2048, 2048, 2048}};
+
+// Full-range uniform data, the same for every library so results can be compared.
+struct MatMulData {
+  MatMulData(Shape s, bool a_signed, bool b_signed, uint32_t seed = 1) : shape(s) {
+    std::mt19937 rng(seed);
+    // Rounded up to 4 bytes like TotalTensorSizeInBytes, so bindings never claim more than exists.
+    a.resize((size_t{s.m} * s.k + 3) / 4 * 4);
+    b_nk.resize((size_t{s.n} * s.k + 3) / 4 * 4);
+    for (auto& v : a) v = static_cast<uint8_t>(rng());
+    for (auto& v : b_nk) v = static_cast<uint8_t>(rng());
+    a_zero_point = a_signed ? -3 : 131;
+    b_zero_point = b_signed ? 0 : 128;  // symmetric weights, as the peers require for s8
+    // About 16 * sqrt(K) for |acc| / 128 / 128: keeps most outputs inside 8 bits.
+    a_scale = 0.02f;
+    b_scale = 0.015f;
+    out_scale = a_scale * b_scale * 128.0f * 128.0f * 0.05f * static_cast<float>(__builtin_sqrt(double(s.k))) / 8.0f;
+    out_zero_point = 7;
+  }
+  Shape shape;
+  std::vector<uint8_t> a, b_nk;  // B stored N x K (transposed), the usual weight layout
+  int32_t a_zero_point, b_zero_point, out_zero_point;
+  float a_scale, b_scale, out_scale;
+};
+
+// A prepacked cpuml QUANTIZED_LINEAR_MATRIX_MULTIPLY over MatMulData.
+class CpumlMatMul {
+ public:
+  CpumlMatMul(const MatMulData& d, bool a_signed, bool b_signed, bool out_signed);
+  ~CpumlMatMul();
+  cpuml_status Run(uint8_t* out, pthreadpool_t pool);
+  bool ok() const { return op_ != nullptr; }
+
+ private:
+  const MatMulData& d_;
+  cpuml_operator* op_ = nullptr;
+  std::vector<CPUML_BUFFER_BINDING> inputs_;
+  uint8_t za_[4], zb_[4], zo_[4];
+  uint64_t out_bytes_;
+};
+
+}  // namespace cpuml_bench
+
+#endif  // CPUML_BENCH_BENCH_SUPPORT_H_

@@ -1,0 +1,6 @@
+#include <stdint.h>
+
+namespace cpuml_bench {
+uint64_t IsaPeakAvx2Madd(uint64_t) { return 0; }
+uint64_t IsaPeakAvx512Vnni(uint64_t) { return 0; }
+}  // namespace cpuml_bench
