@@ -5,9 +5,52 @@
 namespace cpuml {
 namespace {
 
-inline int32_t Load(const Int8Matrix& m, size_t r, size_t c) {
-  const uint8_t raw = m.data[r * m.row_stride + c * m.col_stride];
-  return m.is_signed ? static_cast<int32_t>(static_cast<int8_t>(raw)) : static_cast<int32_t>(raw);
+// Packs one line along K (a row of A or a column of B) into lane `lane` of a
+// [group][lanes][kKr] panel, storing each value as x + offset. Returns the sum of the stored
+// values modulo 2^32. Groups past k keep the zeros the caller wrote.
+template <class Element, size_t kKr, bool kSigned, bool kContiguous>
+uint32_t PackLine(const uint8_t* src, uint64_t k_stride, size_t k, int32_t offset, Element* panel, size_t lanes,
+                  size_t lane) {
+  auto load = [&](size_t kk) -> int32_t {
+    const uint8_t raw = kContiguous ? src[kk] : src[kk * k_stride];
+    return kSigned ? static_cast<int32_t>(static_cast<int8_t>(raw)) : static_cast<int32_t>(raw);
+  };
+  uint32_t sum = 0;
+  Element* out = panel + lane * kKr;
+  const size_t step = lanes * kKr;
+  size_t kk = 0;
+  for (; kk + kKr <= k; kk += kKr, out += step) {
+    for (size_t p = 0; p < kKr; ++p) {
+      const int32_t v = load(kk + p) + offset;
+      out[p] = static_cast<Element>(v);
+      sum += static_cast<uint32_t>(v);
+    }
+  }
+  for (size_t p = 0; kk + p < k; ++p) {
+    const int32_t v = load(kk + p) + offset;
+    out[p] = static_cast<Element>(v);
+    sum += static_cast<uint32_t>(v);
+  }
+  return sum;
+}
+
+template <class Element, size_t kKr>
+uint32_t PackLineAny(const uint8_t* src, uint64_t k_stride, size_t k, bool is_signed, int32_t offset, void* panel,
+                     size_t lanes, size_t lane) {
+  Element* p = static_cast<Element*>(panel);
+  if (k_stride == 1) {
+    return is_signed ? PackLine<Element, kKr, true, true>(src, 1, k, offset, p, lanes, lane)
+                     : PackLine<Element, kKr, false, true>(src, 1, k, offset, p, lanes, lane);
+  }
+  return is_signed ? PackLine<Element, kKr, true, false>(src, k_stride, k, offset, p, lanes, lane)
+                   : PackLine<Element, kKr, false, false>(src, k_stride, k, offset, p, lanes, lane);
+}
+
+uint32_t PackLineFor(const PackFormat& f, const uint8_t* src, uint64_t k_stride, size_t k, bool is_signed,
+                     int32_t offset, void* panel, size_t lanes, size_t lane) {
+  if (f.packing == QGemmPacking::kInt16Pairs)
+    return PackLineAny<int16_t, 2>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
+  return PackLineAny<uint8_t, 4>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
 }
 
 }  // namespace
@@ -15,67 +58,37 @@ inline int32_t Load(const Int8Matrix& m, size_t r, size_t c) {
 void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t nr_valid,
                 void* panel) {
   int32_t* column_sums = static_cast<int32_t*>(panel);
-  const size_t groups = f.Groups(k);
   memset(panel, 0, f.BPanelBytes(k));
-  if (f.packing == QGemmPacking::kInt16Pairs) {
-    // [group][column][pair] int16, raw B values; the zero point enters through row terms.
-    int16_t* data = reinterpret_cast<int16_t*>(column_sums + f.nr);
-    for (size_t g = 0; g < groups; ++g)
-      for (size_t j = 0; j < nr_valid; ++j)
-        for (size_t p = 0; p < f.kr && g * f.kr + p < k; ++p)
-          data[(g * f.nr + j) * f.kr + p] = static_cast<int16_t>(Load(b, k0 + g * f.kr + p, n0 + j));
-  } else {
-    // [group][column][quad] s8; u8 B is shifted into s8 range by -128 (an XOR of the top bit).
-    int8_t* data = reinterpret_cast<int8_t*>(column_sums + f.nr);
-    for (size_t j = 0; j < nr_valid; ++j) {
-      int32_t sum = 0;
-      for (size_t g = 0; g < groups; ++g)
-        for (size_t p = 0; p < f.kr && g * f.kr + p < k; ++p) {
-          const int32_t v = Load(b, k0 + g * f.kr + p, n0 + j) - (b.is_signed ? 0 : 128);
-          data[(g * f.nr + j) * f.kr + p] = static_cast<int8_t>(v);
-          sum += v;
-        }
-      column_sums[j] = sum;
-    }
+  // kInt16Pairs: raw B, the zero point enters through the row terms. kU8S8Quads: u8 B shifted
+  // into s8 range by -128, its column sums kept for the epilogue.
+  const int32_t offset = f.packing == QGemmPacking::kU8S8Quads && !b.is_signed ? -128 : 0;
+  for (size_t j = 0; j < nr_valid; ++j) {
+    const uint8_t* line = b.data + k0 * b.row_stride + (n0 + j) * b.col_stride;
+    column_sums[j] = static_cast<int32_t>(PackLineFor(f, line, b.row_stride, k, b.is_signed, offset, column_sums + f.nr, f.nr, j));
   }
 }
 
 void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_point, size_t k0, size_t k, size_t m0,
                size_t mr_valid, void* tile, int32_t* row_a, int32_t* row_b) {
-  const size_t groups = f.Groups(k);
   memset(tile, 0, f.ATileBytes(k));
   for (size_t i = mr_valid; i < f.mr; ++i) row_a[i] = row_b[i] = 0;
-  if (f.packing == QGemmPacking::kInt16Pairs) {
-    // A - za in int16 ([-255, 255]); row_b = -sum(A - za) pairs with col_b = zb.
-    int16_t* data = static_cast<int16_t*>(tile);
-    for (size_t i = 0; i < mr_valid; ++i) {
-      uint32_t sum = 0;
-      for (size_t kk = 0; kk < k; ++kk) {
-        const int32_t v = Load(a, m0 + i, k0 + kk) - a_zero_point[i];
-        data[((kk / f.kr) * f.mr + i) * f.kr + kk % f.kr] = static_cast<int16_t>(v);
-        sum += static_cast<uint32_t>(v);
-      }
+  for (size_t i = 0; i < mr_valid; ++i) {
+    const uint8_t* line = a.data + (m0 + i) * a.row_stride + k0 * a.col_stride;
+    if (f.packing == QGemmPacking::kInt16Pairs) {
+      // A - za in int16 ([-255, 255]); row_b = -sum(A - za) pairs with col_b = zb.
+      const uint32_t sum = PackLineFor(f, line, a.col_stride, k, a.is_signed, -a_zero_point[i], tile, f.mr, i);
       row_a[i] = 0;
       row_b[i] = static_cast<int32_t>(0u - sum);
-    }
-  } else {
-    // u8 A (s8 A shifted by +128). With za' = za + shift and zb' = col_b:
-    //   acc = dot - za' * colsum(B') + (k * za' - rowsum(A')) * zb'      (all mod 2^32)
-    uint8_t* data = static_cast<uint8_t*>(tile);
-    const int32_t shift = a.is_signed ? 128 : 0;
-    for (size_t i = 0; i < mr_valid; ++i) {
-      uint32_t sum = 0;
-      for (size_t kk = 0; kk < k; ++kk) {
-        const int32_t v = Load(a, m0 + i, k0 + kk) + shift;
-        data[((kk / f.kr) * f.mr + i) * f.kr + kk % f.kr] = static_cast<uint8_t>(v);
-        sum += static_cast<uint32_t>(v);
-      }
+    } else {
+      // u8 A (s8 A shifted by +128). With za' = za + shift and zb' = col_b:
+      //   acc = dot - za' * colsum(B') + (k * za' - rowsum(A')) * zb'      (all mod 2^32)
+      const int32_t shift = a.is_signed ? 128 : 0;
+      const uint32_t sum = PackLineFor(f, line, a.col_stride, k, a.is_signed, shift, tile, f.mr, i);
       const uint32_t za = static_cast<uint32_t>(a_zero_point[i] + shift);
       row_a[i] = static_cast<int32_t>(0u - za);
       row_b[i] = static_cast<int32_t>(static_cast<uint32_t>(k) * za - sum);
     }
   }
-  (void)groups;
 }
 
 }  // namespace cpuml

@@ -11,29 +11,44 @@
 namespace cpuml {
 namespace avx2 {
 
+namespace {
+
 constexpr size_t kMr = 4, kNr = 16;
 
-void qgemm_x16_4x16c2__avx2(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
-                            const QGemmTileParams* p) {
-  const int32_t* a = static_cast<const int32_t*>(a_packed);
-  const __m256i* b = static_cast<const __m256i*>(b_packed);
-  __m256i acc[kMr][2];
+// The dot products of the tile's first kRows rows (the packed A tile always has kMr rows).
+template <size_t kRows>
+void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile)[kNr]) {
+  __m256i acc[kRows][2];
 #pragma GCC unroll 4
-  for (size_t i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
+  for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
   for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
     const __m256i b0 = _mm256_load_si256(b), b1 = _mm256_load_si256(b + 1);
 #pragma GCC unroll 4
-    for (size_t i = 0; i < kMr; ++i) {
+    for (size_t i = 0; i < kRows; ++i) {
       const __m256i ai = _mm256_set1_epi32(a[i]);
       acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(ai, b0));
       acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(ai, b1));
     }
   }
-  alignas(32) int32_t tile[kMr][kNr];
 #pragma GCC unroll 4
-  for (size_t i = 0; i < kMr; ++i) {
+  for (size_t i = 0; i < kRows; ++i) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(tile[i]), acc[i][0]);
     _mm256_store_si256(reinterpret_cast<__m256i*>(tile[i] + 8), acc[i][1]);
+  }
+}
+
+}  // namespace
+
+void qgemm_x16_4x16c2__avx2(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                            const QGemmTileParams* p) {
+  const int32_t* a = static_cast<const int32_t*>(a_packed);
+  const __m256i* b = static_cast<const __m256i*>(b_packed);
+  alignas(32) int32_t tile[kMr][kNr];
+  switch (mr) {
+    case 1: DotRows<1>(k_groups, a, b, tile); break;
+    case 2: DotRows<2>(k_groups, a, b, tile); break;
+    case 3: DotRows<3>(k_groups, a, b, tile); break;
+    default: DotRows<4>(k_groups, a, b, tile); break;
   }
 
   for (size_t i = 0; i < mr; ++i) {

@@ -10,29 +10,49 @@
 namespace cpuml {
 namespace avx512vnni {
 
+namespace {
+
 constexpr size_t kMr = 8, kNr = 32;
 
-void qgemm_u8s8_8x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
-                                   const QGemmTileParams* p) {
-  const int32_t* a = static_cast<const int32_t*>(a_packed);
-  const __m512i* b = static_cast<const __m512i*>(b_packed);
-  __m512i acc[kMr][2];
+// The dot products of the tile's first kRows rows (the packed A tile always has kMr rows):
+// a short edge tile or a small M costs only its own rows.
+template <size_t kRows>
+void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, int32_t (*tile)[kNr]) {
+  __m512i acc[kRows][2];
 #pragma GCC unroll 8
-  for (size_t i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_si512();
+  for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_si512();
   for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
     const __m512i b0 = _mm512_load_si512(b), b1 = _mm512_load_si512(b + 1);
 #pragma GCC unroll 8
-    for (size_t i = 0; i < kMr; ++i) {
+    for (size_t i = 0; i < kRows; ++i) {
       const __m512i ai = _mm512_set1_epi32(a[i]);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], ai, b0);
       acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], ai, b1);
     }
   }
-  alignas(64) int32_t tile[kMr][kNr];
 #pragma GCC unroll 8
-  for (size_t i = 0; i < kMr; ++i) {
+  for (size_t i = 0; i < kRows; ++i) {
     _mm512_store_si512(tile[i], acc[i][0]);
     _mm512_store_si512(tile[i] + 16, acc[i][1]);
+  }
+}
+
+}  // namespace
+
+void qgemm_u8s8_8x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                                   const QGemmTileParams* p) {
+  const int32_t* a = static_cast<const int32_t*>(a_packed);
+  const __m512i* b = static_cast<const __m512i*>(b_packed);
+  alignas(64) int32_t tile[kMr][kNr];
+  switch (mr) {
+    case 1: DotRows<1>(k_groups, a, b, tile); break;
+    case 2: DotRows<2>(k_groups, a, b, tile); break;
+    case 3: DotRows<3>(k_groups, a, b, tile); break;
+    case 4: DotRows<4>(k_groups, a, b, tile); break;
+    case 5: DotRows<5>(k_groups, a, b, tile); break;
+    case 6: DotRows<6>(k_groups, a, b, tile); break;
+    case 7: DotRows<7>(k_groups, a, b, tile); break;
+    default: DotRows<8>(k_groups, a, b, tile); break;
   }
 
   const __mmask16 store_mask[2] = {

@@ -8,29 +8,44 @@
 namespace cpuml {
 namespace sse41 {
 
+namespace {
+
 constexpr size_t kMr = 4, kNr = 8;
 
-void qgemm_x16_4x8c2__sse41(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
-                            const QGemmTileParams* p) {
-  const int32_t* a = static_cast<const int32_t*>(a_packed);
-  const __m128i* b = static_cast<const __m128i*>(b_packed);
-  __m128i acc[kMr][2];
+// The dot products of the tile's first kRows rows (the packed A tile always has kMr rows).
+template <size_t kRows>
+void DotRows(size_t k_groups, const int32_t* a, const __m128i* b, int32_t (*tile)[kNr]) {
+  __m128i acc[kRows][2];
 #pragma GCC unroll 4
-  for (size_t i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = _mm_setzero_si128();
+  for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm_setzero_si128();
   for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
     const __m128i b0 = _mm_load_si128(b), b1 = _mm_load_si128(b + 1);
 #pragma GCC unroll 4
-    for (size_t i = 0; i < kMr; ++i) {
+    for (size_t i = 0; i < kRows; ++i) {
       const __m128i ai = _mm_set1_epi32(a[i]);
       acc[i][0] = _mm_add_epi32(acc[i][0], _mm_madd_epi16(ai, b0));
       acc[i][1] = _mm_add_epi32(acc[i][1], _mm_madd_epi16(ai, b1));
     }
   }
-  alignas(16) int32_t tile[kMr][kNr];
 #pragma GCC unroll 4
-  for (size_t i = 0; i < kMr; ++i) {
+  for (size_t i = 0; i < kRows; ++i) {
     _mm_store_si128(reinterpret_cast<__m128i*>(tile[i]), acc[i][0]);
     _mm_store_si128(reinterpret_cast<__m128i*>(tile[i] + 4), acc[i][1]);
+  }
+}
+
+}  // namespace
+
+void qgemm_x16_4x8c2__sse41(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                            const QGemmTileParams* p) {
+  const int32_t* a = static_cast<const int32_t*>(a_packed);
+  const __m128i* b = static_cast<const __m128i*>(b_packed);
+  alignas(32) int32_t tile[kMr][kNr];
+  switch (mr) {
+    case 1: DotRows<1>(k_groups, a, b, tile); break;
+    case 2: DotRows<2>(k_groups, a, b, tile); break;
+    case 3: DotRows<3>(k_groups, a, b, tile); break;
+    default: DotRows<4>(k_groups, a, b, tile); break;
   }
 
   for (size_t i = 0; i < mr; ++i) {
