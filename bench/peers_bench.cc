@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bench/bench_support.h"
+#include "bench/gops.h"
 
 #if CPUML_BENCH_HAVE_ONEDNN
 #include <dnnl.hpp>
@@ -20,13 +21,8 @@ extern "C" void omp_set_num_threads(int);
 namespace cpuml_bench {
 namespace {
 
-void SetGops(benchmark::State& state, Shape s) {
-  state.counters["GOPS"] = benchmark::Counter(2.0 * s.m * s.n * s.k * static_cast<double>(state.iterations()) * 1e-9,
-                                              benchmark::Counter::kIsRate);
-}
-
 // Data whose products sit at the extremes: A at its maximum magnitude, B = 127.
-MatMulData Adversarial(Shape s, bool a_signed, bool b_signed) {
+[[maybe_unused]] MatMulData Adversarial(Shape s, bool a_signed, bool b_signed) {
   MatMulData d(s, a_signed, b_signed, 3);
   for (auto& v : d.a) v = a_signed ? 0x80 : 0xFF;
   for (auto& v : d.b_nk) v = b_signed ? 0x7F : 0xFF;
@@ -37,7 +33,7 @@ MatMulData Adversarial(Shape s, bool a_signed, bool b_signed) {
 
 // Output bytes that differ from cpuml's on `data`.
 template <class RunPeer>
-int64_t Mismatches(const MatMulData& data, bool a_signed, bool b_signed, bool out_signed, RunPeer&& run_peer) {
+[[maybe_unused]] int64_t Mismatches(const MatMulData& data, bool a_signed, bool b_signed, bool out_signed, RunPeer&& run_peer) {
   const Shape s = data.shape;
   std::vector<uint8_t> expected((size_t{s.m} * s.n + 3) / 4 * 4), actual(expected.size());
   CpumlMatMul reference(data, a_signed, b_signed, out_signed);

@@ -5,15 +5,11 @@
 #include <string>
 
 #include "bench/bench_support.h"
+#include "bench/gops.h"
 #include "bench/isa_peak.h"
 
 namespace cpuml_bench {
 namespace {
-
-void SetGops(benchmark::State& state, Shape s) {
-  state.counters["GOPS"] = benchmark::Counter(2.0 * s.m * s.n * s.k * static_cast<double>(state.iterations()) * 1e-9,
-                                              benchmark::Counter::kIsRate);
-}
 
 void BM_Cpuml(benchmark::State& state, Shape s, bool a_signed, bool b_signed, int threads) {
   MatMulData data(s, a_signed, b_signed);

@@ -18,17 +18,18 @@ CPUML_API cpuml_status cpuml_create_operator(const CPUML_OPERATOR_DESC* desc, cp
   const cpuml::TierKernels& tier = cpuml::ActiveTier();
   cpuml_status status;
   try {
-    switch (desc->Type) {
+    const int32_t type = cpuml::RawEnum(desc->Type);
+    switch (type) {
       case CPUML_OPERATOR_FILL_VALUE_CONSTANT:
       case CPUML_OPERATOR_FILL_VALUE_SEQUENCE:
-        status = cpuml::CreateFillOperator(desc->Type, desc->Desc, tier, out);
+        status = cpuml::CreateFillOperator(static_cast<CPUML_OPERATOR_TYPE>(type), desc->Desc, tier, out);
         break;
       case CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY:
         status = cpuml::CreateQuantizedLinearMatrixMultiply(desc->Desc, tier, out);
         break;
       default:
         return Fail(CPUML_STATUS_UNSUPPORTED, "cpuml_create_operator: desc->Type %d is not a supported operator",
-                    static_cast<int>(desc->Type));
+                    static_cast<int>(type));
     }
   } catch (const std::bad_alloc&) {
     return Fail(CPUML_STATUS_OUT_OF_MEMORY, "cpuml_create_operator: out of memory");

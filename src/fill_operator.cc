@@ -133,19 +133,19 @@ cpuml_status CreateFillOperator(CPUML_OPERATOR_TYPE type, const void* desc, cons
   const bool sequence = type == CPUML_OPERATOR_FILL_VALUE_SEQUENCE;
   const char* name = sequence ? "FILL_VALUE_SEQUENCE" : "FILL_VALUE_CONSTANT";
   const CPUML_TENSOR_DESC* output_desc;
-  CPUML_TENSOR_DATA_TYPE value_type;
+  int32_t value_type;
   CPUML_SCALAR_UNION start, delta;
   memset(&delta, 0, sizeof delta);
   if (sequence) {
     const auto* d = static_cast<const CPUML_FILL_VALUE_SEQUENCE_OPERATOR_DESC*>(desc);
     output_desc = d->OutputTensor;
-    value_type = d->ValueDataType;
+    value_type = RawEnum(d->ValueDataType);
     start = d->ValueStart;
     delta = d->ValueDelta;
   } else {
     const auto* d = static_cast<const CPUML_FILL_VALUE_CONSTANT_OPERATOR_DESC*>(desc);
     output_desc = d->OutputTensor;
-    value_type = d->ValueDataType;
+    value_type = RawEnum(d->ValueDataType);
     start = d->Value;
   }
   char where[64];
@@ -155,9 +155,15 @@ cpuml_status CreateFillOperator(CPUML_OPERATOR_TYPE type, const void* desc, cons
   if (output.owned)
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: OutputTensor Flags must not include CPUML_TENSOR_FLAG_OWNED_BY_CPUML",
                 name);
-  if (value_type != output.type)
+  if (value_type != output.type) {
+    char value_name[32];
+    if (value_type > CPUML_TENSOR_DATA_TYPE_UNKNOWN && value_type <= CPUML_TENSOR_DATA_TYPE_INT8)
+      snprintf(value_name, sizeof value_name, "%s", DataTypeName(static_cast<CPUML_TENSOR_DATA_TYPE>(value_type)));
+    else
+      snprintf(value_name, sizeof value_name, "%d", static_cast<int>(value_type));
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: ValueDataType %s must equal OutputTensor DataType %s", name,
-                DataTypeName(value_type), DataTypeName(output.type));
+                value_name, DataTypeName(output.type));
+  }
   *out = new FillOperator(tier, sequence, output, start, delta);
   return CPUML_STATUS_SUCCESS;
 }

@@ -60,27 +60,29 @@ static void FormatAllowedTypes(uint32_t allowed, char* buf, size_t buf_size) {
 cpuml_status ParseTensor(const CPUML_TENSOR_DESC* desc, const TensorRule& rule, Tensor* out) {
   const char* where = rule.where;
   if (desc == nullptr) return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s must not be NULL", where);
-  if (desc->Type != CPUML_TENSOR_TYPE_BUFFER)
+  if (RawEnum(desc->Type) != CPUML_TENSOR_TYPE_BUFFER)
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s Type %d must be CPUML_TENSOR_TYPE_BUFFER", where,
-                static_cast<int>(desc->Type));
+                static_cast<int>(RawEnum(desc->Type)));
   const auto* buffer = static_cast<const CPUML_BUFFER_TENSOR_DESC*>(desc->Desc);
   if (buffer == nullptr) return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s Desc must not be NULL", where);
 
   Tensor t;
-  t.type = buffer->DataType;
-  t.element_size = DataTypeSize(t.type);
-  if (t.element_size == 0)
+  const int32_t raw_type = RawEnum(buffer->DataType);
+  if (raw_type <= CPUML_TENSOR_DATA_TYPE_UNKNOWN || raw_type > CPUML_TENSOR_DATA_TYPE_INT8)
     return Fail(CPUML_STATUS_UNSUPPORTED, "%s DataType %d is not a supported data type", where,
-                static_cast<int>(buffer->DataType));
+                static_cast<int>(raw_type));
+  t.type = static_cast<CPUML_TENSOR_DATA_TYPE>(raw_type);
+  t.element_size = DataTypeSize(t.type);
   if (!(rule.allowed_types & TypeBit(t.type))) {
     char allowed[128];
     FormatAllowedTypes(rule.allowed_types, allowed, sizeof allowed);
     return Fail(CPUML_STATUS_UNSUPPORTED, "%s DataType %s must be one of %s", where, DataTypeName(t.type), allowed);
   }
-  if (buffer->Flags & ~static_cast<uint32_t>(CPUML_TENSOR_FLAG_OWNED_BY_CPUML))
+  const uint32_t flags = static_cast<uint32_t>(RawEnum(buffer->Flags));
+  if (flags & ~static_cast<uint32_t>(CPUML_TENSOR_FLAG_OWNED_BY_CPUML))
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s Flags 0x%x has bits other than CPUML_TENSOR_FLAG_OWNED_BY_CPUML",
-                where, static_cast<unsigned>(buffer->Flags));
-  t.owned = (buffer->Flags & CPUML_TENSOR_FLAG_OWNED_BY_CPUML) != 0;
+                where, flags);
+  t.owned = (flags & CPUML_TENSOR_FLAG_OWNED_BY_CPUML) != 0;
   if (buffer->DimensionCount < rule.min_rank || buffer->DimensionCount > rule.max_rank)
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s DimensionCount %u must be in %u..%u", where,
                 buffer->DimensionCount, rule.min_rank, rule.max_rank);

@@ -245,6 +245,21 @@ TEST(FillValidation, DescriptorRules) {
                     CPUML_STATUS_INVALID_ARGUMENT, "FILL_VALUE_SEQUENCE: ValueDataType INT32 must equal OutputTensor DataType FLOAT32");
   ExpectCreateFails(seq, TensorDesc(static_cast<CPUML_TENSOR_DATA_TYPE>(11), {2}), static_cast<CPUML_TENSOR_DATA_TYPE>(11),
                     CPUML_STATUS_UNSUPPORTED, "OutputTensor DataType 11");
+  {  // hostile enum values are rejected, never loaded as the enum (the sanitizer build checks)
+    TensorDesc out(CPUML_TENSOR_DATA_TYPE_UINT8, {2});
+    int32_t hostile = -7;
+    memcpy(&out.buffer().DataType, &hostile, sizeof hostile);
+    ExpectCreateFails(seq, out, CPUML_TENSOR_DATA_TYPE_UINT8, CPUML_STATUS_UNSUPPORTED, "OutputTensor DataType -7 is not");
+    hostile = 0x40000000;
+    TensorDesc out2(CPUML_TENSOR_DATA_TYPE_UINT8, {2});
+    memcpy(&out2.buffer().Flags, &hostile, sizeof hostile);
+    ExpectCreateFails(seq, out2, CPUML_TENSOR_DATA_TYPE_UINT8, CPUML_STATUS_INVALID_ARGUMENT, "Flags 0x40000000 has bits");
+    CPUML_TENSOR_DATA_TYPE value_type;
+    hostile = 1234;
+    memcpy(&value_type, &hostile, sizeof hostile);
+    ExpectCreateFails(seq, TensorDesc(CPUML_TENSOR_DATA_TYPE_UINT8, {2}), value_type, CPUML_STATUS_INVALID_ARGUMENT,
+                      "ValueDataType 1234 must equal OutputTensor DataType UINT8");
+  }
   ExpectCreateFails(seq, TensorDesc(CPUML_TENSOR_DATA_TYPE_UINT8, {2, 0, 3}), CPUML_TENSOR_DATA_TYPE_UINT8,
                     CPUML_STATUS_INVALID_ARGUMENT, "OutputTensor Sizes[1] is 0");
   ExpectCreateFails(seq, TensorDesc(CPUML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 1, 1, 1, 1, 1, 2}),

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main job: builds cpuml and runs the benchmark suite on this machine: the active tier,
+# fill throughput against memset/std::fill, and quantized matmul against oneDNN and XNNPACK
+# (GOPS, exact/inexact) in the same process. Extra arguments go to Google Benchmark, e.g.
+#   bash scripts/bench.sh --benchmark_filter=fill
+# CPUML_MAX_ISA=avx2 benchmarks a lower tier.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+ensure_packages "${BASE_PACKAGES[@]}" libdnnl-dev libxnnpack-dev
+
+cmake -S "$ROOT" -B "$ROOT/build/release" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=ON > /dev/null
+cmake --build "$ROOT/build/release" -j "$JOBS" --target cpuml_bench
+exec "$ROOT/build/release/bench/cpuml_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_min_time=0.2 "$@"
