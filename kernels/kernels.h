@@ -60,6 +60,9 @@ struct QGemmTileParams {
   const float* out_max;
   const int32_t* out_zero_point;
   const float* b_scale;
+  // (a_scale * b_scale[j]) / out_scale per column, computed once per execute with exactly the
+  // formula's operations when the A and output scales are per-tensor; NULL otherwise.
+  const float* multiplier;
   void* out;                // row i of the tile starts at out + i * out_row_stride bytes; unit column stride
   size_t out_row_stride;    // bytes
   int32_t* acc_out;         // non-NULL: store acc (mr x nr, row stride = the kernel's full nr) instead of requantizing

@@ -167,7 +167,7 @@ struct ExecuteJob {
   const uint8_t* packed_b;
   uint8_t* out;
   // Per-row (padded to whole tiles) and per-column (padded to whole panels) arrays.
-  std::vector<float> a_scale, out_scale, out_min, out_max, b_scale;
+  std::vector<float> a_scale, out_scale, out_min, out_max, b_scale, multiplier;
   std::vector<int32_t> a_zero_point, out_zero_point, col_b;
   bool use_col_b;
   Buffer packed_a;   // [a matrix][m tile] tiles of a_tile_stride bytes
@@ -226,6 +226,7 @@ struct ExecuteJob {
         p.out_max = out_max.data() + m0;
         p.out_zero_point = out_zero_point.data() + m0;
         p.b_scale = b_scale.data() + n0;
+        p.multiplier = multiplier.empty() ? nullptr : multiplier.data() + n0;
         p.col_b = use_col_b ? col_b.data() + n0 : nullptr;
         p.out_signed = out_t.type == CPUML_TENSOR_DATA_TYPE_INT8;
         uint8_t* out_tile = out_base + m0 * out_t.strides[2] + n0 * out_t.strides[3];
@@ -311,6 +312,12 @@ cpuml_status QLinearMatMul::Execute(const CPUML_BUFFER_BINDING* inputs, const CP
   if (cpuml_status s = read_scales(kAScale, m_, 2, padded_m, &job.a_scale)) return s;
   if (cpuml_status s = read_scales(kBScale, n_, 3, padded_n, &job.b_scale)) return s;
   if (cpuml_status s = read_scales(kOutScale, m_, 2, padded_m, &job.out_scale)) return s;
+
+  // Per-tensor A and output scales: the multiplier depends on the column alone.
+  if (t_[kAScale].sizes[2] == 1 && t_[kOutScale].sizes[2] == 1) {
+    job.multiplier.resize(padded_n);
+    for (size_t j = 0; j < padded_n; ++j) job.multiplier[j] = (job.a_scale[0] * job.b_scale[j]) / job.out_scale[0];
+  }
 
   auto read_zero_points = [&](int member, size_t count, int dim, size_t padded, std::vector<int32_t>* values) {
     values->assign(padded, 0);

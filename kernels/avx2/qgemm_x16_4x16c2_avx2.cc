@@ -72,7 +72,9 @@ void qgemm_x16_4x16c2__avx2(size_t mr, size_t nr, size_t k_groups, const void* a
     const __m256i zero_point = _mm256_set1_epi32(p->out_zero_point[i]);
     __m256i q[2];
     for (int h = 0; h < 2; ++h) {
-      const __m256 multiplier = _mm256_div_ps(_mm256_mul_ps(a_scale, _mm256_loadu_ps(p->b_scale + 8 * h)), out_scale);
+      const __m256 multiplier =
+          p->multiplier ? _mm256_loadu_ps(p->multiplier + 8 * h)
+                        : _mm256_div_ps(_mm256_mul_ps(a_scale, _mm256_loadu_ps(p->b_scale + 8 * h)), out_scale);
       __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(v[h]), multiplier);
       y = _mm256_min_ps(_mm256_max_ps(y, lo), hi);  // max(y, lo) is lo for NaN y
       q[h] = _mm256_add_epi32(_mm256_cvtps_epi32(y), zero_point);

@@ -77,7 +77,9 @@ void qgemm_u8s8_8x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups, const 
     const __m512i zero_point = _mm512_set1_epi32(p->out_zero_point[i]);
     uint8_t* out = static_cast<uint8_t*>(p->out) + i * p->out_row_stride;
     for (int h = 0; h < 2; ++h) {
-      const __m512 multiplier = _mm512_div_ps(_mm512_mul_ps(a_scale, _mm512_loadu_ps(p->b_scale + 16 * h)), out_scale);
+      const __m512 multiplier =
+          p->multiplier ? _mm512_loadu_ps(p->multiplier + 16 * h)
+                        : _mm512_div_ps(_mm512_mul_ps(a_scale, _mm512_loadu_ps(p->b_scale + 16 * h)), out_scale);
       __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(v[h]), multiplier);
       y = _mm512_min_ps(_mm512_max_ps(y, lo), hi);  // max(y, lo) is lo for NaN y
       const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(y), zero_point);

@@ -30,7 +30,7 @@ void qgemm_x16_4x4c2__scalar(size_t mr, size_t nr, size_t k_groups, const void* 
         p->acc_out[i * kNr + j] = total;
         continue;
       }
-      const float multiplier = (p->a_scale[i] * p->b_scale[j]) / p->out_scale[i];
+      const float multiplier = p->multiplier ? p->multiplier[j] : (p->a_scale[i] * p->b_scale[j]) / p->out_scale[i];
       float y = static_cast<float>(total) * multiplier;
       if (!(y >= p->out_min[i])) y = p->out_min[i];
       if (y > p->out_max[i]) y = p->out_max[i];

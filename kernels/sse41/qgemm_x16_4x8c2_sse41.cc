@@ -69,7 +69,8 @@ void qgemm_x16_4x8c2__sse41(size_t mr, size_t nr, size_t k_groups, const void* a
     const __m128i zero_point = _mm_set1_epi32(p->out_zero_point[i]);
     __m128i q[2];
     for (int h = 0; h < 2; ++h) {
-      const __m128 multiplier = _mm_div_ps(_mm_mul_ps(a_scale, _mm_loadu_ps(p->b_scale + 4 * h)), out_scale);
+      const __m128 multiplier = p->multiplier ? _mm_loadu_ps(p->multiplier + 4 * h)
+                                              : _mm_div_ps(_mm_mul_ps(a_scale, _mm_loadu_ps(p->b_scale + 4 * h)), out_scale);
       __m128 y = _mm_mul_ps(_mm_cvtepi32_ps(v[h]), multiplier);
       y = _mm_min_ps(_mm_max_ps(y, lo), hi);  // max(y, lo) is lo for NaN y
       q[h] = _mm_add_epi32(_mm_cvtps_epi32(y), zero_point);
