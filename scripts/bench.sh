@@ -7,7 +7,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ensure_packages "${BASE_PACKAGES[@]}" libdnnl-dev libxnnpack-dev
 
-cmake -S "$ROOT" -B "$ROOT/build/release" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=ON > /dev/null
-cmake --build "$ROOT/build/release" -j "$JOBS" --target cpuml_bench
-exec "$ROOT/build/release/bench/cpuml_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+cmake -S "$ROOT" -B "$ROOT/build/bench" -DCMAKE_BUILD_TYPE=Release -DCPUML_BUILD_TESTS=OFF -DCPUML_BENCH_PEERS=ON > /dev/null
+cmake --build "$ROOT/build/bench" -j "$JOBS" --target cpuml_bench
+exec "$ROOT/build/bench/bench/cpuml_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
   --benchmark_min_time=0.2 "$@"

@@ -22,6 +22,8 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, int32_t (*tile
 #pragma GCC unroll 8
   for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_si512();
   for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
+    // Few rows leave the loop bound by B's stream: fetch it well ahead of use.
+    if (kRows <= 2) _mm_prefetch(reinterpret_cast<const char*>(b + 32), _MM_HINT_T0);
     const __m512i b0 = _mm512_load_si512(b), b1 = _mm512_load_si512(b + 1);
 #pragma GCC unroll 8
     for (size_t i = 0; i < kRows; ++i) {
