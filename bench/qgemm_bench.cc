@@ -2,7 +2,10 @@
 // threads, B prepacked. GOPS = 2 * M * N * K per second.
 #include <benchmark/benchmark.h>
 
+#include <stdlib.h>
+
 #include <string>
+#include <vector>
 
 #include "bench/bench_support.h"
 #include "bench/gops.h"
@@ -38,12 +41,28 @@ const struct {
   bool a_signed, b_signed;
 } kCombos[] = {{"u8s8", false, true}, {"u8u8", false, false}, {"s8s8", true, true}, {"s8u8", true, false}};
 
+// Thread counts to measure: CPUML_BENCH_THREADS="1,16" overrides the default 1 and 2.
+std::vector<int> ThreadCounts() {
+  std::vector<int> counts;
+  if (const char* env = getenv("CPUML_BENCH_THREADS")) {
+    for (const char* p = env; *p;) {
+      char* end;
+      const long n = strtol(p, &end, 10);
+      if (end == p) break;
+      if (n > 0) counts.push_back(static_cast<int>(n));
+      p = *end ? end + 1 : end;
+    }
+  }
+  if (counts.empty()) counts = {1, 2};
+  return counts;
+}
+
 int Register() {
   for (const IsaPeakProbe& probe : IsaPeakProbes())
     if (probe.supported()) benchmark::RegisterBenchmark((std::string("isa_peak/") + probe.name).c_str(), BM_IsaPeak, probe);
   for (const Shape& s : kShapes)
     for (const auto& combo : kCombos)
-      for (int threads : {1, 2}) {
+      for (int threads : ThreadCounts()) {
         const std::string name = "qgemm/cpuml/" + std::string(combo.name) + "/" + std::to_string(s.m) + "x" +
                                  std::to_string(s.k) + "x" + std::to_string(s.n) + "/threads:" + std::to_string(threads);
         benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, combo.a_signed, combo.b_signed, threads)

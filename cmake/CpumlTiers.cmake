@@ -19,4 +19,8 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   # (GCC bug 105593), so that one warning is off for this tier.
   cpuml_add_tier(avx512vnni
     "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx512vl;-mavx512vnni;-mavx2;-mf16c;-Wno-maybe-uninitialized")
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
+  cpuml_add_tier(neon "")  # NEON is part of the AArch64 baseline
+  cpuml_add_tier(neon_dotprod "-march=armv8.2-a+dotprod")
+  cpuml_add_tier(neon_i8mm "-march=armv8.2-a+dotprod+i8mm")
 endif()

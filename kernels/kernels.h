@@ -31,15 +31,18 @@ struct FillKernels {
   FillSequenceRowFn sequence_row[kDataTypeCount];
 };
 
-// How a tier wants A and B laid out (see src/qgemm_pack.cc).
+// How a tier wants A and B laid out (see src/qgemm_pack.cc). K is grouped by the kernel's kr;
+// within a group a line's kr values are contiguous: [group][row or column][kr].
 enum class QGemmPacking : uint8_t {
-  // A as int16 (A - AZeroPoint), B as int16 (B sign- or zero-extended); K in pairs (kr = 2).
-  // Products and pair sums never leave int32: exact with pmaddwd.
+  // A as int16 (A - AZeroPoint), B as int16 (B sign- or zero-extended); kr = 2.
+  // Products and pair sums never leave int32: exact with pmaddwd / smlal.
   kInt16Pairs,
-  // A as u8 (s8 A is shifted by +128), B as s8 (u8 B is shifted by -128); K in quads (kr = 4).
-  // The shifts are undone by the row/column-sum terms. Exact with vpdpbusd.
-  kU8S8Quads,
+  // A as u8 (s8 A shifted by +128), B as s8 (u8 B shifted by -128): vpdpbusd, usdot.
+  kU8S8,
+  // A and B as s8 (u8 inputs shifted by -128): sdot, smmla.
+  kS8S8,
 };
+// In the 8-bit layouts the shifts are undone exactly by the row/column terms of the epilogue.
 
 // Everything a micro-kernel needs to finish an mr x nr tile. Per-row arrays hold >= mr entries
 // and per-column arrays >= nr entries (the front end pads them), indexed from the tile's corner.
@@ -92,6 +95,9 @@ namespace scalar { extern const TierKernels kTierKernels; }
 namespace sse41 { extern const TierKernels kTierKernels; }
 namespace avx2 { extern const TierKernels kTierKernels; }
 namespace avx512vnni { extern const TierKernels kTierKernels; }
+namespace neon { extern const TierKernels kTierKernels; }
+namespace neon_dotprod { extern const TierKernels kTierKernels; }
+namespace neon_i8mm { extern const TierKernels kTierKernels; }
 
 }  // namespace cpuml
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The test command: conformance tests natively (every tier this CPU has), under qemu-user for
 # the tiers below it (core2duo: scalar, Nehalem: SSE4.1, Haswell: AVX2, each checked to be the
-# tier dispatch picked), and again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# tier dispatch picked), cross-built for AArch64 and run under qemu-aarch64 (cortex-a53: NEON,
+# cortex-a76: dotprod, max: i8mm), and again under AddressSanitizer + UndefinedBehaviorSanitizer.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-ensure_packages "${BASE_PACKAGES[@]}" qemu-user
+ensure_packages "${BASE_PACKAGES[@]}" qemu-user g++-aarch64-linux-gnu
+ensure_arm64_packages libgtest-dev:arm64 libbenchmark-dev:arm64
 
 passed=0 failed=0 skipped=0
 # Runs one gtest invocation, adds its counts, keeps going on failure.
@@ -36,6 +38,29 @@ if [ "$(uname -m)" = "x86_64" ]; then
   for pair in core2duo:scalar Nehalem:sse41 Haswell:avx2; do
     cpu=${pair%%:*} tier=${pair##*:}
     run_suite "qemu-x86_64 -cpu $cpu (expects $tier)" env CPUML_EXPECT_ISA="$tier" qemu-x86_64 -cpu "$cpu" "$TESTS"
+  done
+fi
+
+# AArch64: cpuinfo's and pthreadpool's arm64 packages conflict with the amd64 ones, so they are
+# unpacked into a sysroot under the build folder instead of installed.
+if [ "$(uname -m)" = "x86_64" ]; then
+  SYSROOT="$ROOT/build/aarch64-sysroot"
+  if [ ! -f "$SYSROOT/usr/include/cpuinfo.h" ] || [ ! -f "$SYSROOT/usr/include/pthreadpool.h" ]; then
+    mkdir -p "$SYSROOT/debs"
+    (cd "$SYSROOT/debs" && apt-get download libcpuinfo-dev:arm64 libcpuinfo0:arm64 libpthreadpool-dev:arm64 \
+      libpthreadpool0:arm64 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+    for deb in "$SYSROOT"/debs/*.deb; do dpkg -x "$deb" "$SYSROOT"; done
+  fi
+  cmake -S "$ROOT" -B "$ROOT/build/aarch64" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchain-aarch64-linux-gnu.cmake" \
+    -DCPUML_ARM64_SYSROOT="$SYSROOT" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=OFF > /dev/null
+  cmake --build "$ROOT/build/aarch64" -j "$JOBS"  # the benchmarks too: they must build for AArch64
+  # The reduced sweep keeps every tile remainder but smaller sizes: qemu-aarch64 emulates the
+  # exclusive loads/stores of pthreadpool's spin waits very slowly on CPUs without LSE atomics.
+  for pair in cortex-a53:neon cortex-a76:neon_dotprod max:neon_i8mm; do
+    cpu=${pair%%:*} tier=${pair##*:}
+    run_suite "qemu-aarch64 -cpu $cpu (expects $tier)" env CPUML_EXPECT_ISA="$tier" CPUML_TEST_SWEEP=reduced \
+      QEMU_LD_PREFIX=/usr/aarch64-linux-gnu LD_LIBRARY_PATH="$SYSROOT/usr/lib/aarch64-linux-gnu" \
+      qemu-aarch64 -cpu "$cpu" "$ROOT/build/aarch64/tests/cpuml_tests"
   done
 fi
 

@@ -7,6 +7,10 @@
 
 #include <atomic>
 
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
+
 #include "src/status.h"
 
 namespace cpuml {
@@ -21,6 +25,10 @@ struct TierEntry {
 
 bool Always() { return true; }
 
+#if defined(__aarch64__)
+constexpr unsigned long kHwcap2I8mm = 1ul << 13;  // HWCAP2_I8MM in <asm/hwcap.h>
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 bool CpuHasSse41() { return cpuinfo_has_x86_sse4_1(); }
 bool CpuHasAvx2() { return cpuinfo_has_x86_avx2() && cpuinfo_has_x86_f16c(); }
@@ -30,6 +38,13 @@ bool CpuHasAvx512Vnni() {
          cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
          cpuinfo_has_x86_avx512vnni() && cpuinfo_has_x86_f16c();
 }
+#endif
+
+#if defined(__aarch64__)
+bool CpuHasNeon() { return cpuinfo_has_arm_neon(); }
+bool CpuHasDotprod() { return cpuinfo_has_arm_neon() && cpuinfo_has_arm_neon_dot(); }
+// Debian's cpuinfo (2022) has no i8mm query: ask the kernel's hwcaps directly.
+bool CpuHasI8mm() { return CpuHasDotprod() && (getauxval(AT_HWCAP2) & kHwcap2I8mm) != 0; }
 #endif
 
 // Ordered lowest first; the dispatch walks it downwards.
@@ -50,6 +65,17 @@ const TierEntry kTiers[] = {
     {CPUML_ISA_AVX512VNNI, "avx512vnni", &avx512vnni::kTierKernels, CpuHasAvx512Vnni},
 #else
     {CPUML_ISA_AVX512VNNI, "avx512vnni", nullptr, CpuHasAvx512Vnni},
+#endif
+#endif
+#if defined(__aarch64__)
+#ifdef CPUML_BUILD_NEON
+    {CPUML_ISA_NEON, "neon", &neon::kTierKernels, CpuHasNeon},
+#endif
+#ifdef CPUML_BUILD_NEON_DOTPROD
+    {CPUML_ISA_NEON_DOTPROD, "neon_dotprod", &neon_dotprod::kTierKernels, CpuHasDotprod},
+#endif
+#ifdef CPUML_BUILD_NEON_I8MM
+    {CPUML_ISA_NEON_I8MM, "neon_i8mm", &neon_i8mm::kTierKernels, CpuHasI8mm},
 #endif
 #endif
 };

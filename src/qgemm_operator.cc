@@ -234,7 +234,7 @@ struct ExecuteJob {
           const auto& c = o.chunks_[0];
           p.row_a = RowTerms(a_matrix, 0, 0) + m0;
           p.row_b = RowTerms(a_matrix, 0, 1) + m0;
-          p.col_a = uk.packing == QGemmPacking::kU8S8Quads ? reinterpret_cast<const int32_t*>(b_panel + c.b_offset) : nullptr;
+          p.col_a = UsesColumnSums(uk.packing) ? reinterpret_cast<const int32_t*>(b_panel + c.b_offset) : nullptr;
           p.acc_out = nullptr;
           p.out = unit_columns ? out_tile : scratch;
           p.out_row_stride = unit_columns ? out_t.strides[2] : uk.nr;
@@ -250,7 +250,7 @@ struct ExecuteJob {
           const auto& c = o.chunks_[ci2];
           p.row_a = RowTerms(a_matrix, ci2, 0) + m0;
           p.row_b = RowTerms(a_matrix, ci2, 1) + m0;
-          p.col_a = uk.packing == QGemmPacking::kU8S8Quads ? reinterpret_cast<const int32_t*>(b_panel + c.b_offset) : nullptr;
+          p.col_a = UsesColumnSums(uk.packing) ? reinterpret_cast<const int32_t*>(b_panel + c.b_offset) : nullptr;
           p.acc_out = acc32;
           uk.run(mr, nr, o.format_.Groups(c.k), a_tile + c.a_offset, b_panel + c.b_offset + uk.nr * sizeof(int32_t), &p);
           for (size_t i = 0; i < mr * uk.nr; ++i) acc64[i] += acc32[i];

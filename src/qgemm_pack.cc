@@ -50,6 +50,8 @@ uint32_t PackLineFor(const PackFormat& f, const uint8_t* src, uint64_t k_stride,
                      int32_t offset, void* panel, size_t lanes, size_t lane) {
   if (f.packing == QGemmPacking::kInt16Pairs)
     return PackLineAny<int16_t, 2>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
+  // 8-bit layouts store two's complement bytes; the domain (u8 or s8) is in the offset.
+  if (f.kr == 8) return PackLineAny<uint8_t, 8>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
   return PackLineAny<uint8_t, 4>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
 }
 
@@ -59,9 +61,9 @@ void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, s
                 void* panel) {
   int32_t* column_sums = static_cast<int32_t*>(panel);
   memset(panel, 0, f.BPanelBytes(k));
-  // kInt16Pairs: raw B, the zero point enters through the row terms. kU8S8Quads: u8 B shifted
+  // kInt16Pairs: raw B, the zero point enters through the row terms. 8-bit layouts: u8 B shifted
   // into s8 range by -128, its column sums kept for the epilogue.
-  const int32_t offset = f.packing == QGemmPacking::kU8S8Quads && !b.is_signed ? -128 : 0;
+  const int32_t offset = BShift(f.packing, b.is_signed);
   for (size_t j = 0; j < nr_valid; ++j) {
     const uint8_t* line = b.data + k0 * b.row_stride + (n0 + j) * b.col_stride;
     column_sums[j] = static_cast<int32_t>(PackLineFor(f, line, b.row_stride, k, b.is_signed, offset, column_sums + f.nr, f.nr, j));
@@ -80,9 +82,9 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
       row_a[i] = 0;
       row_b[i] = static_cast<int32_t>(0u - sum);
     } else {
-      // u8 A (s8 A shifted by +128). With za' = za + shift and zb' = col_b:
+      // A shifted into the layout's domain. With za' = za + shift and zb' = col_b:
       //   acc = dot - za' * colsum(B') + (k * za' - rowsum(A')) * zb'      (all mod 2^32)
-      const int32_t shift = a.is_signed ? 128 : 0;
+      const int32_t shift = AShift(f.packing, a.is_signed);
       const uint32_t sum = PackLineFor(f, line, a.col_stride, k, a.is_signed, shift, tile, f.mr, i);
       const uint32_t za = static_cast<uint32_t>(a_zero_point[i] + shift);
       row_a[i] = static_cast<int32_t>(0u - za);

@@ -39,11 +39,22 @@ void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, s
 void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_point, size_t k0, size_t k, size_t m0,
                size_t mr_valid, void* tile, int32_t* row_a, int32_t* row_b);
 
-// The per-column term col_b for a B zero point, in the packing's domain (u8 B shifted by -128 for
-// kU8S8Quads). Whether col_a is used: kU8S8Quads only (the B column sums).
-inline int32_t ColumnTermB(QGemmPacking packing, bool b_signed, int32_t b_zero_point) {
-  return packing == QGemmPacking::kU8S8Quads && !b_signed ? b_zero_point - 128 : b_zero_point;
+// What packing adds to each A or B value to bring it into the layout's domain.
+inline int32_t AShift(QGemmPacking packing, bool a_signed) {
+  if (packing == QGemmPacking::kU8S8) return a_signed ? 128 : 0;
+  if (packing == QGemmPacking::kS8S8) return a_signed ? 0 : -128;
+  return 0;
 }
+inline int32_t BShift(QGemmPacking packing, bool b_signed) {
+  return packing != QGemmPacking::kInt16Pairs && !b_signed ? -128 : 0;
+}
+
+// The per-column term col_b: the B zero point in the packing's domain. The 8-bit layouts also
+// use col_a (the column sums of packed B); kInt16Pairs does not.
+inline int32_t ColumnTermB(QGemmPacking packing, bool b_signed, int32_t b_zero_point) {
+  return b_zero_point + BShift(packing, b_signed);
+}
+inline bool UsesColumnSums(QGemmPacking packing) { return packing != QGemmPacking::kInt16Pairs; }
 
 }  // namespace cpuml
 

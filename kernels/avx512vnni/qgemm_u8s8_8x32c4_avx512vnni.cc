@@ -1,4 +1,4 @@
-// qgemm_u8s8_8x32c4__avx512vnni: 8 rows x 32 columns, K in quads (kU8S8Quads layout).
+// qgemm_u8s8_8x32c4__avx512vnni: 8 rows x 32 columns, K in quads (kU8S8 layout).
 //
 // vpdpbusd multiplies u8 by s8 and adds four products straight into int32, with no int16
 // intermediate, so it is exact. s8 A and u8 B are shifted into its domain at packing; the

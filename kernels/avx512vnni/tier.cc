@@ -19,7 +19,7 @@ const TierKernels kTierKernels = {
     CPUML_ISA_AVX512VNNI,
     BuiltWithIsaFlags,
     kFillKernels,
-    {"qgemm_u8s8_8x32c4__avx512vnni", 8, 32, 4, QGemmPacking::kU8S8Quads, qgemm_u8s8_8x32c4__avx512vnni},
+    {"qgemm_u8s8_8x32c4__avx512vnni", 8, 32, 4, QGemmPacking::kU8S8, qgemm_u8s8_8x32c4__avx512vnni},
 };
 
 }  // namespace avx512vnni

@@ -1,0 +1,60 @@
+// qgemm_s8s8_8x8c4__neondot: 8 rows x 8 columns, K in quads of s8 (kS8S8 layout), FEAT_DotProd.
+//
+// sdot adds four s8 x s8 products straight into an int32 lane: exact. u8 inputs were shifted to
+// s8 at packing and the epilogue's row/column terms undo the shift.
+#include <arm_neon.h>
+
+#include "kernels/kernels.h"
+#include "kernels/neon/requantize_neon.h"
+
+namespace cpuml {
+namespace neon_dotprod {
+namespace {
+
+constexpr size_t kMr = 8, kNr = 8;
+
+template <size_t kRows>
+void DotRows(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[kNr]) {
+  int32x4_t acc[kRows][2];
+  for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = vdupq_n_s32(0);
+  for (size_t g = 0; g < k_groups; ++g, a += kMr * 4, b += kNr * 4) {
+    const int8x16_t b0 = vld1q_s8(b), b1 = vld1q_s8(b + 16);      // columns 0-3, 4-7
+    const int8x16_t a0 = vld1q_s8(a), a1 = vld1q_s8(a + 16);      // rows 0-3, 4-7
+    // The lane index must be a constant: one line per row.
+#define CPUML_DOT_ROW(I)                                                                 \
+  if constexpr (kRows > I) {                                                             \
+    acc[I][0] = vdotq_laneq_s32(acc[I][0], b0, (I) < 4 ? a0 : a1, (I) % 4);              \
+    acc[I][1] = vdotq_laneq_s32(acc[I][1], b1, (I) < 4 ? a0 : a1, (I) % 4);              \
+  }
+    CPUML_DOT_ROW(0) CPUML_DOT_ROW(1) CPUML_DOT_ROW(2) CPUML_DOT_ROW(3)
+    CPUML_DOT_ROW(4) CPUML_DOT_ROW(5) CPUML_DOT_ROW(6) CPUML_DOT_ROW(7)
+#undef CPUML_DOT_ROW
+  }
+  for (size_t i = 0; i < kRows; ++i) {
+    vst1q_s32(tile[i], acc[i][0]);
+    vst1q_s32(tile[i] + 4, acc[i][1]);
+  }
+}
+
+}  // namespace
+
+void qgemm_s8s8_8x8c4__neondot(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                               const QGemmTileParams* p) {
+  const int8_t* a = static_cast<const int8_t*>(a_packed);
+  const int8_t* b = static_cast<const int8_t*>(b_packed);
+  alignas(16) int32_t tile[kMr][kNr];
+  switch (mr) {
+    case 1: DotRows<1>(k_groups, a, b, tile); break;
+    case 2: DotRows<2>(k_groups, a, b, tile); break;
+    case 3: DotRows<3>(k_groups, a, b, tile); break;
+    case 4: DotRows<4>(k_groups, a, b, tile); break;
+    case 5: DotRows<5>(k_groups, a, b, tile); break;
+    case 6: DotRows<6>(k_groups, a, b, tile); break;
+    case 7: DotRows<7>(k_groups, a, b, tile); break;
+    default: DotRows<8>(k_groups, a, b, tile); break;
+  }
+  neon::RequantizeTile(&tile[0][0], mr, nr, p);
+}
+
+}  // namespace neon_dotprod
+}  // namespace cpuml

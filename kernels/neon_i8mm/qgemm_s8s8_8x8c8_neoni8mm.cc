@@ -1,0 +1,57 @@
+// qgemm_s8s8_8x8c8__neoni8mm: 8 rows x 8 columns, K in octets of s8 (kS8S8 layout, kr = 8),
+// FEAT_I8MM.
+//
+// smmla multiplies a 2x8 block of A by the transpose of a 2x8 block of B into a 2x2 int32
+// block: 32 exact multiply-accumulates per instruction. The [group][line][8] layout puts rows
+// 2r and 2r+1 (and columns 2c and 2c+1) in one 16-byte vector, which is the operand smmla wants.
+#include <arm_neon.h>
+
+#include "kernels/kernels.h"
+#include "kernels/neon/requantize_neon.h"
+
+namespace cpuml {
+namespace neon_i8mm {
+namespace {
+
+constexpr size_t kMr = 8, kNr = 8;
+
+template <size_t kRowPairs>
+void DotRowPairs(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[kNr]) {
+  int32x4_t acc[kRowPairs][4];  // [row pair][column pair] = {r0c0, r0c1, r1c0, r1c1}
+  for (size_t r = 0; r < kRowPairs; ++r)
+    for (int c = 0; c < 4; ++c) acc[r][c] = vdupq_n_s32(0);
+  for (size_t g = 0; g < k_groups; ++g, a += kMr * 8, b += kNr * 8) {
+    int8x16_t bc[4];
+    for (int c = 0; c < 4; ++c) bc[c] = vld1q_s8(b + 16 * c);
+#pragma GCC unroll 4
+    for (size_t r = 0; r < kRowPairs; ++r) {
+      const int8x16_t ar = vld1q_s8(a + 16 * r);
+      for (int c = 0; c < 4; ++c) acc[r][c] = vmmlaq_s32(acc[r][c], ar, bc[c]);
+    }
+  }
+  for (size_t r = 0; r < kRowPairs; ++r)
+    for (int half = 0; half < 2; ++half) {
+      const int64x2_t left = vreinterpretq_s64_s32(acc[r][2 * half]), right = vreinterpretq_s64_s32(acc[r][2 * half + 1]);
+      vst1q_s32(tile[2 * r] + 4 * half, vreinterpretq_s32_s64(vzip1q_s64(left, right)));
+      vst1q_s32(tile[2 * r + 1] + 4 * half, vreinterpretq_s32_s64(vzip2q_s64(left, right)));
+    }
+}
+
+}  // namespace
+
+void qgemm_s8s8_8x8c8__neoni8mm(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                                const QGemmTileParams* p) {
+  const int8_t* a = static_cast<const int8_t*>(a_packed);
+  const int8_t* b = static_cast<const int8_t*>(b_packed);
+  alignas(16) int32_t tile[kMr][kNr];
+  switch ((mr + 1) / 2) {
+    case 1: DotRowPairs<1>(k_groups, a, b, tile); break;
+    case 2: DotRowPairs<2>(k_groups, a, b, tile); break;
+    case 3: DotRowPairs<3>(k_groups, a, b, tile); break;
+    default: DotRowPairs<4>(k_groups, a, b, tile); break;
+  }
+  neon::RequantizeTile(&tile[0][0], mr, nr, p);
+}
+
+}  // namespace neon_i8mm
+}  // namespace cpuml
