@@ -63,3 +63,35 @@ TEST(Api, SuccessClearsMessage) {
 
 }  // namespace
 }  // namespace cpuml_test
+
+#include "cpuml/cpuml.hpp"
+
+namespace cpuml_test {
+namespace {
+
+TEST(CppApi, OperatorOwnsAndThrows) {
+  TensorDesc out(CPUML_TENSOR_DATA_TYPE_INT32, {3});
+  CPUML_SCALAR_UNION value{};
+  value.Int32 = -9;
+  CPUML_FILL_VALUE_CONSTANT_OPERATOR_DESC fill{out.get(), CPUML_TENSOR_DATA_TYPE_INT32, value};
+  cpuml::Operator op(CPUML_OPERATOR_DESC{CPUML_OPERATOR_FILL_VALUE_CONSTANT, &fill});
+  cpuml::Operator moved = std::move(op);
+  EXPECT_EQ(op.get(), nullptr);
+  int32_t result[3] = {};
+  const CPUML_BUFFER_BINDING binding{result, sizeof result};
+  moved.Execute(nullptr, 0, &binding, 1);
+  EXPECT_EQ(result[2], -9);
+  const CPUML_BUFFER_BINDING small{result, 4};
+  try {
+    moved.Execute(nullptr, 0, &small, 1);
+    FAIL() << "expected cpuml::Error";
+  } catch (const cpuml::Error& e) {
+    EXPECT_EQ(e.status(), CPUML_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("SizeInBytes 4 must be >= TotalTensorSizeInBytes 12"), std::string::npos);
+  }
+  fill.ValueDataType = CPUML_TENSOR_DATA_TYPE_INT8;
+  EXPECT_THROW(cpuml::Operator(CPUML_OPERATOR_DESC{CPUML_OPERATOR_FILL_VALUE_CONSTANT, &fill}), cpuml::Error);
+}
+
+}  // namespace
+}  // namespace cpuml_test

@@ -195,14 +195,14 @@ TEST_P(FillTest, LargeOutputsStreamAndThread) {
   // Larger than any last-level cache here: exercises the non-temporal path and, with a pool,
   // the split across threads.
   const uint32_t n = ReducedSweep() ? (1u << 20) : (40u << 20) / 4;
-  pthreadpool_t pool = pthreadpool_create(3);
+  pthreadpool_t pool = CreatePool(3);
   for (const FillCase& c : {FillCase{false, F32(-7.25f), {}}, FillCase{true, F32(0.5f), F32(0.25f)}}) {
     ExpectMatchesReference(c, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT32, {n + 3}), pool);
     ExpectMatchesReference(c, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT32, {n + 3}));
   }
   ExpectMatchesReference({true, Bits(3), Bits(7)}, TensorDesc(CPUML_TENSOR_DATA_TYPE_UINT16, {3, n / 3 + 1}), pool);
   ExpectMatchesReference({true, F16(1.0f), F16(0.001f)}, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT16, {n / 2 + 5}), pool);
-  pthreadpool_destroy(pool);
+  DestroyPool(pool);
 }
 
 // FLOAT16 sequences whose float32 values need rounding: ties to even (1 + i * 2^-11), large

@@ -16,9 +16,9 @@ class QGemmTest : public TierTest {
     SCOPED_TRACE(Describe(c));
     QProblem problem(c);
     const std::vector<uint8_t> expected = problem.Expected();
-    pthreadpool_t pool = c.threads > 1 ? pthreadpool_create(c.threads) : nullptr;
+    pthreadpool_t pool = CreatePool(c.threads);
     const cpuml_status status = problem.Run(pool);
-    if (pool) pthreadpool_destroy(pool);
+    DestroyPool(pool);
     ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
     const std::vector<uint8_t> actual = problem.buffer(QProblem::kOut).Bytes();
     ASSERT_TRUE(problem.buffer(QProblem::kOut).CanariesIntact());

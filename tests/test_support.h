@@ -4,6 +4,7 @@
 #define CPUML_TESTS_TEST_SUPPORT_H_
 
 #include <gtest/gtest.h>
+#include <pthreadpool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,17 @@ class TierTest : public testing::TestWithParam<cpuml_isa> {
 inline bool ReducedSweep() {
   const char* s = getenv("CPUML_TEST_SWEEP");
   return s && strcmp(s, "reduced") == 0;
+}
+
+// A thread pool of `threads` workers, or NULL (the calling thread) for 1. CPUML_TEST_MAX_THREADS
+// caps it: qemu-user livelocks pthreadpool's spin waits on CPUs without LSE atomics, so the
+// emulated Arm runs use 1 (the threading code is architecture-neutral and runs natively).
+inline pthreadpool_t CreatePool(int threads) {
+  if (const char* cap = getenv("CPUML_TEST_MAX_THREADS")) threads = std::min(threads, atoi(cap));
+  return threads > 1 ? pthreadpool_create(static_cast<size_t>(threads)) : nullptr;
+}
+inline void DestroyPool(pthreadpool_t pool) {
+  if (pool) pthreadpool_destroy(pool);
 }
 
 struct OperatorDeleter {

@@ -22,8 +22,6 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, int32_t (*tile
 #pragma GCC unroll 8
   for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_si512();
   for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
-    // Few rows leave the loop bound by B's stream: fetch it well ahead of use.
-    if (kRows <= 2) _mm_prefetch(reinterpret_cast<const char*>(b + 32), _MM_HINT_T0);
     const __m512i b0 = _mm512_load_si512(b), b1 = _mm512_load_si512(b + 1);
 #pragma GCC unroll 8
     for (size_t i = 0; i < kRows; ++i) {
@@ -36,6 +34,36 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, int32_t (*tile
   for (size_t i = 0; i < kRows; ++i) {
     _mm512_store_si512(tile[i], acc[i][0]);
     _mm512_store_si512(tile[i] + 16, acc[i][1]);
+  }
+}
+
+// One row (M = 1, LLM decode) is bound by streaming B, not by arithmetic: four groups per
+// iteration into separate accumulators keep eight vpdpbusd chains in flight instead of two,
+// and B is fetched well ahead of use.
+template <>
+void DotRows<1>(size_t k_groups, const int32_t* a, const __m512i* b, int32_t (*tile)[kNr]) {
+  constexpr size_t kUnroll = 4;
+  __m512i acc[kUnroll][2];
+  for (size_t u = 0; u < kUnroll; ++u) acc[u][0] = acc[u][1] = _mm512_setzero_si512();
+  size_t g = 0;
+  for (; g + kUnroll <= k_groups; g += kUnroll, a += kUnroll * kMr, b += 2 * kUnroll) {
+    _mm_prefetch(reinterpret_cast<const char*>(b + 32), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 36), _MM_HINT_T0);
+#pragma GCC unroll 4
+    for (size_t u = 0; u < kUnroll; ++u) {
+      const __m512i au = _mm512_set1_epi32(a[u * kMr]);
+      acc[u][0] = _mm512_dpbusd_epi32(acc[u][0], au, _mm512_load_si512(b + 2 * u));
+      acc[u][1] = _mm512_dpbusd_epi32(acc[u][1], au, _mm512_load_si512(b + 2 * u + 1));
+    }
+  }
+  for (; g < k_groups; ++g, a += kMr, b += 2) {
+    const __m512i a0 = _mm512_set1_epi32(a[0]);
+    acc[0][0] = _mm512_dpbusd_epi32(acc[0][0], a0, _mm512_load_si512(b));
+    acc[0][1] = _mm512_dpbusd_epi32(acc[0][1], a0, _mm512_load_si512(b + 1));
+  }
+  for (int h = 0; h < 2; ++h) {
+    const __m512i sum = _mm512_add_epi32(_mm512_add_epi32(acc[0][h], acc[1][h]), _mm512_add_epi32(acc[2][h], acc[3][h]));
+    _mm512_store_si512(tile[0] + 16 * h, sum);
   }
 }
 
