@@ -5,9 +5,12 @@
 #   bash scripts/bench.sh --benchmark_filter=fill
 # CPUML_MAX_ISA=avx2 benchmarks a lower tier.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-ensure_packages "${BASE_PACKAGES[@]}" libdnnl-dev libxnnpack-dev
+ensure_packages "${BASE_PACKAGES[@]}" libdnnl-dev libxnnpack-dev python3
 
 cmake -S "$ROOT" -B "$ROOT/build/bench" -DCMAKE_BUILD_TYPE=Release -DCPUML_BUILD_TESTS=OFF -DCPUML_BENCH_PEERS=ON > /dev/null
 cmake --build "$ROOT/build/bench" -j "$JOBS" --target cpuml_bench
-exec "$ROOT/build/bench/bench/cpuml_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-  --benchmark_min_time=0.2 "$@"
+RESULTS="$ROOT/build/bench/results.json"
+"$ROOT/build/bench/bench/cpuml_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_min_time=0.2 --benchmark_out="$RESULTS" --benchmark_out_format=json "$@"
+echo
+python3 "$ROOT/scripts/bench_table.py" "$RESULTS"

@@ -146,8 +146,12 @@ inline bool ReducedSweep() {
 // A thread pool of `threads` workers, or NULL (the calling thread) for 1. CPUML_TEST_MAX_THREADS
 // caps it: qemu-user livelocks pthreadpool's spin waits on CPUs without LSE atomics, so the
 // emulated Arm runs use 1 (the threading code is architecture-neutral and runs natively).
+inline int CapThreads(int threads) {
+  if (const char* cap = getenv("CPUML_TEST_MAX_THREADS")) threads = std::max(1, std::min(threads, atoi(cap)));
+  return threads;
+}
 inline pthreadpool_t CreatePool(int threads) {
-  if (const char* cap = getenv("CPUML_TEST_MAX_THREADS")) threads = std::min(threads, atoi(cap));
+  threads = CapThreads(threads);
   return threads > 1 ? pthreadpool_create(static_cast<size_t>(threads)) : nullptr;
 }
 inline void DestroyPool(pthreadpool_t pool) {

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Turns cpuml_bench's JSON (--benchmark_out) into the README's tables: medians only.
+Usage: python3 scripts/bench_table.py results.json"""
+import json
+import re
+import sys
+
+
+def medians(path):
+    with open(path) as f:
+        data = json.load(f)
+    rows = {}
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name", "median") != "median":
+            continue
+        name = re.sub(r"(/real_time)?(_median)?$", "", b["run_name"] if "run_name" in b else b["name"])
+        rows[name] = b
+    return data.get("context", {}), rows
+
+
+def fmt(b, key):
+    if b is None or key not in b:
+        return "-"
+    value = f"{b[key]:.0f}" if b[key] >= 10 else f"{b[key]:.1f}"
+    label = b.get("label", "")
+    return value + (" (inexact)" if "INEXACT" in label else "")
+
+
+def main():
+    context, rows = medians(sys.argv[1])
+    print(f"Host: {context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs, "
+          f"date {context.get('date', '?')}; medians of the repetitions.\n")
+    tier = next((b.get("label", "").split(", ")[-1] for n, b in rows.items() if n.startswith("qgemm/cpuml/")), "?")
+    shapes = sorted({re.search(r"/(\d+x\d+x\d+)/", n).group(1) for n in rows if n.startswith("qgemm/")},
+                    key=lambda s: [int(x) for x in s.split("x")])
+    threads = sorted({int(re.search(r"threads:(\d+)", n).group(1)) for n in rows if n.startswith("qgemm/")})
+    cols = [("cpuml", "u8s8"), ("cpuml", "u8u8"), ("cpuml", "s8s8"), ("cpuml", "s8u8"),
+            ("onednn", "u8s8"), ("onednn", "s8s8"), ("xnnpack", "u8u8"), ("xnnpack", "s8s8")]
+    cols = [c for c in cols if any(n.startswith(f"qgemm/{c[0]}/{c[1]}/") for n in rows)]
+    print(f"Quantized matmul, GOPS (2*M*N*K/s); cpuml tier {tier}; every cpuml result is exact.\n")
+    print("| M x K x N | threads | " + " | ".join(f"{lib} {types}" for lib, types in cols) + " |")
+    print("|---|---|" + "---|" * len(cols))
+    for s in shapes:
+        for t in threads:
+            cells = [fmt(rows.get(f"qgemm/{lib}/{types}/{s}/threads:{t}"), "GOPS") for lib, types in cols]
+            print(f"| {s} | {t} | " + " | ".join(cells) + " |")
+    peaks = [(n, b) for n, b in rows.items() if n.startswith("isa_peak/")]
+    if peaks:
+        print("\nInstruction peaks (independent accumulator chains, 1 thread): " +
+              "; ".join(f"{n.split('/')[1]} {b['GOPS']:.0f} GOPS" for n, b in peaks))
+    fills = [(n, b) for n, b in rows.items() if n.startswith("fill/")]
+    if fills:
+        print("\nFills, GB/s written (1 thread unless noted):\n")
+        sizes = ["4KiB", "256KiB", "64MiB"]
+        kinds = sorted({n.split("/")[1] for n, _ in fills})
+        print("| fill | " + " | ".join(sizes) + " |")
+        print("|---|" + "---|" * len(sizes))
+        for k in kinds:
+            print(f"| {k} | " + " | ".join(fmt(rows.get(f"fill/{k}/{s}"), "GB/s") for s in sizes) + " |")
+        for n, b in fills:
+            if "threads:" in n:
+                print(f"| {n.split('/')[1]} (2 threads) | - | - | {fmt(b, 'GB/s')} |")
+
+
+if __name__ == "__main__":
+    main()
