@@ -70,5 +70,6 @@ cmake --build "$ROOT/build/sanitize" -j "$JOBS"
 run_suite "AddressSanitizer + UndefinedBehaviorSanitizer" env ASAN_OPTIONS=detect_leaks=1 "$ROOT/build/sanitize/tests/cpuml_tests"
 
 echo
-echo "cpuml tests: $passed passed, $failed failed, $skipped skipped (skipped = tiers this CPU lacks)"
+echo "cpuml: skipped tests are tiers the CPU (or emulated CPU) lacks; each run checked the tier it expects."
+echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
