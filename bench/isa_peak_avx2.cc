@@ -1,20 +1,47 @@
-// Compiled with -mavx2; called only where the CPU has AVX2.
-#include <immintrin.h>
+// Compiled with -mavx2; called only where the CPU has AVX2. The exact AVX2 path's instruction
+// pair, vpmaddwd then vpaddd, over 12 independent chains, in assembly so the compiler adds no
+// register copies.
 #include <stdint.h>
-
-#include <benchmark/benchmark.h>
 
 namespace cpuml_bench {
 
 uint64_t IsaPeakAvx2Madd(uint64_t iterations) {
-  __m256i acc[12], a = _mm256_set1_epi16(3), b = _mm256_set1_epi16(5);
-  for (auto& x : acc) x = _mm256_setzero_si256();
-  for (uint64_t i = 0; i < iterations; ++i) {
-#pragma GCC unroll 12
-    for (int j = 0; j < 12; ++j) acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(a, b));
-    __asm__ volatile("" : "+x"(a), "+x"(b));
-  }
-  for (auto& x : acc) benchmark::DoNotOptimize(x);
+  uint64_t n = iterations;
+  __asm__ volatile(
+      "vpcmpeqd %%ymm14, %%ymm14, %%ymm14\n\t"
+      "vpabsw %%ymm14, %%ymm15\n\t"
+      "1:\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm12\n\t"
+      "vpaddd %%ymm12, %%ymm0, %%ymm0\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm13\n\t"
+      "vpaddd %%ymm13, %%ymm1, %%ymm1\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm12\n\t"
+      "vpaddd %%ymm12, %%ymm2, %%ymm2\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm13\n\t"
+      "vpaddd %%ymm13, %%ymm3, %%ymm3\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm12\n\t"
+      "vpaddd %%ymm12, %%ymm4, %%ymm4\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm13\n\t"
+      "vpaddd %%ymm13, %%ymm5, %%ymm5\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm12\n\t"
+      "vpaddd %%ymm12, %%ymm6, %%ymm6\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm13\n\t"
+      "vpaddd %%ymm13, %%ymm7, %%ymm7\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm12\n\t"
+      "vpaddd %%ymm12, %%ymm8, %%ymm8\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm13\n\t"
+      "vpaddd %%ymm13, %%ymm9, %%ymm9\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm12\n\t"
+      "vpaddd %%ymm12, %%ymm10, %%ymm10\n\t"
+      "vpmaddwd %%ymm14, %%ymm15, %%ymm13\n\t"
+      "vpaddd %%ymm13, %%ymm11, %%ymm11\n\t"
+      "dec %0\n\t"
+      "jnz 1b\n\t"
+      "vzeroupper\n\t"
+      : "+r"(n)
+      :
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+        "xmm12", "xmm13", "xmm14", "xmm15", "cc");
   return iterations * 12 * 16;
 }
 

@@ -146,12 +146,12 @@ const TierKernels* SupportedTier(cpuml_isa isa) {
 
 size_t LastLevelCacheBytes() {
   if (GetInit().cpuinfo_ok) {
-    size_t best = 0;
     if (const cpuinfo_processor* p = cpuinfo_get_processor(0)) {
-      if (p->cache.l3) best = p->cache.l3->size;
-      else if (p->cache.l2) best = p->cache.l2->size;
+      // This core's share: the last level is shared by processor_count processors, and a fill
+      // that overflows its share evicts the neighbours' data all the same.
+      const cpuinfo_cache* last = p->cache.l3 ? p->cache.l3 : p->cache.l2;
+      if (last && last->size) return last->size / (last->processor_count ? last->processor_count : 1);
     }
-    if (best) return best;
   }
   return size_t{8} << 20;
 }

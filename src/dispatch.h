@@ -12,7 +12,8 @@ namespace cpuml {
 const TierKernels& ActiveTier();
 // The table for `isa` if it was built and this machine runs it, else NULL.
 const TierKernels* SupportedTier(cpuml_isa isa);
-// Bytes of the largest cache level (for non-temporal store decisions); a guess if unknown.
+// This core's share of the last-level cache, in bytes (outputs larger than this are written
+// with non-temporal stores); a guess if unknown.
 size_t LastLevelCacheBytes();
 
 }  // namespace cpuml

@@ -1,7 +1,10 @@
 // FILL_VALUE_CONSTANT and FILL_VALUE_SEQUENCE on every tier, byte-equal to the scalar reference
 // and to the seeds' examples.
 #include <math.h>
+#include <cpuinfo.h>
 #include <pthreadpool.h>
+
+#include <algorithm>
 
 #include "tests/test_support.h"
 
@@ -191,10 +194,19 @@ TEST_P(FillTest, StridedAndBroadcastOutputs) {
       }
 }
 
+// Bytes past which the library streams: this core's share of the last-level cache.
+uint64_t StreamingThresholdBytes() {
+  if (!cpuinfo_initialize()) return 8u << 20;
+  const cpuinfo_processor* p = cpuinfo_get_processor(0);
+  const cpuinfo_cache* last = p ? (p->cache.l3 ? p->cache.l3 : p->cache.l2) : nullptr;
+  return last ? last->size / std::max<uint32_t>(1, last->processor_count) : 8u << 20;
+}
+
 TEST_P(FillTest, LargeOutputsStreamAndThread) {
-  // Larger than any last-level cache here: exercises the non-temporal path and, with a pool,
-  // the split across threads.
-  const uint32_t n = ReducedSweep() ? (1u << 20) : (40u << 20) / 4;
+  // Past the streaming threshold: exercises the non-temporal path and, with a pool, the split
+  // across threads. The reduced sweep (emulation) keeps only the threaded split.
+  const uint64_t bytes = std::max<uint64_t>(40u << 20, StreamingThresholdBytes() + (1u << 20));
+  const uint32_t n = ReducedSweep() ? (1u << 20) : static_cast<uint32_t>(bytes / 4);
   pthreadpool_t pool = CreatePool(3);
   for (const FillCase& c : {FillCase{false, F32(-7.25f), {}}, FillCase{true, F32(0.5f), F32(0.25f)}}) {
     ExpectMatchesReference(c, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT32, {n + 3}), pool);
