@@ -3,14 +3,16 @@
 # fill throughput against memset/std::fill, and quantized matmul against oneDNN and XNNPACK
 # (GOPS, exact/inexact) in the same process. Extra arguments go to Google Benchmark, e.g.
 #   bash scripts/bench.sh --benchmark_filter=fill
-# CPUML_MAX_ISA=avx2 benchmarks a lower tier.
+# CPUML_MAX_ISA=avx2 benchmarks a lower tier. Repetitions are interleaved at random so that the
+# machine's drift spreads over every library instead of favouring whichever ran first.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ensure_packages "${BASE_PACKAGES[@]}" libdnnl-dev libxnnpack-dev python3
 
 cmake -S "$ROOT" -B "$ROOT/build/bench" -DCMAKE_BUILD_TYPE=Release -DCPUML_BUILD_TESTS=OFF -DCPUML_BENCH_PEERS=ON > /dev/null
 cmake --build "$ROOT/build/bench" -j "$JOBS" --target cpuml_bench
 RESULTS="$ROOT/build/bench/results.json"
-"$ROOT/build/bench/bench/cpuml_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+"$ROOT/build/bench/bench/cpuml_bench" --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true \
+  --benchmark_report_aggregates_only=true \
   --benchmark_min_time=0.2 --benchmark_out="$RESULTS" --benchmark_out_format=json "$@"
 echo
 python3 "$ROOT/scripts/bench_table.py" "$RESULTS"
