@@ -14,9 +14,9 @@
 
 namespace cpuml {
 
-// Fill one row: `count` elements starting at `dst`, `stride` elements apart (stride may be 0 or
-// negative-free; the front end only passes the innermost dimension's stride). `streaming` asks
-// for non-temporal stores (the whole output is larger than the last-level cache).
+// Fill one row: `count` elements starting at `dst`, `stride` elements apart (the innermost
+// dimension's stride after merging; 0 repeats one element). `streaming` asks for non-temporal
+// stores (the whole output is larger than this core's share of the last-level cache).
 using FillConstantRowFn = void (*)(void* dst, size_t count, size_t stride, CPUML_SCALAR_UNION value,
                                    bool streaming);
 // Element j of the row gets ValueStart + (first_index + j) * ValueDelta under the data type's

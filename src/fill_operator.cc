@@ -46,7 +46,7 @@ class FillOperator final : public cpuml_operator {
       FillRange(data, 0, count);
       return CPUML_STATUS_SUCCESS;
     }
-    // Chunks aligned to 4 KiB of output so neighbours never share a cache line.
+    // Chunks of whole 4096-element blocks, so neighbouring tasks never share a cache line.
     const uint64_t per_task = std::max<uint64_t>(kBytesPerTask, bytes / (threads * 4)) / output_.element_size;
     // Per-call state lives on this stack, so concurrent executes on one operator are safe.
     struct Job {
