@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
+#include "kernels/row_count.h"
 
 namespace cpuml {
 namespace avx2 {
@@ -44,12 +45,7 @@ void qgemm_x16_4x16c2__avx2(size_t mr, size_t nr, size_t k_groups, const void* a
   const int32_t* a = static_cast<const int32_t*>(a_packed);
   const __m256i* b = static_cast<const __m256i*>(b_packed);
   alignas(32) int32_t tile[kMr][kNr];
-  switch (mr) {
-    case 1: DotRows<1>(k_groups, a, b, tile); break;
-    case 2: DotRows<2>(k_groups, a, b, tile); break;
-    case 3: DotRows<3>(k_groups, a, b, tile); break;
-    default: DotRows<4>(k_groups, a, b, tile); break;
-  }
+  WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
 
   for (size_t i = 0; i < mr; ++i) {
     __m256i v[2];

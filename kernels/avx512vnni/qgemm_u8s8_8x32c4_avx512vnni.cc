@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include "kernels/kernels.h"
+#include "kernels/row_count.h"
 
 namespace cpuml {
 namespace avx512vnni {
@@ -74,16 +75,7 @@ void qgemm_u8s8_8x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups, const 
   const int32_t* a = static_cast<const int32_t*>(a_packed);
   const __m512i* b = static_cast<const __m512i*>(b_packed);
   alignas(64) int32_t tile[kMr][kNr];
-  switch (mr) {
-    case 1: DotRows<1>(k_groups, a, b, tile); break;
-    case 2: DotRows<2>(k_groups, a, b, tile); break;
-    case 3: DotRows<3>(k_groups, a, b, tile); break;
-    case 4: DotRows<4>(k_groups, a, b, tile); break;
-    case 5: DotRows<5>(k_groups, a, b, tile); break;
-    case 6: DotRows<6>(k_groups, a, b, tile); break;
-    case 7: DotRows<7>(k_groups, a, b, tile); break;
-    default: DotRows<8>(k_groups, a, b, tile); break;
-  }
+  WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
 
   const __mmask16 store_mask[2] = {
       static_cast<__mmask16>(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u),

@@ -5,6 +5,7 @@
 #include <arm_neon.h>
 
 #include "kernels/kernels.h"
+#include "kernels/row_count.h"
 #include "kernels/neon/requantize_neon.h"
 
 namespace cpuml {
@@ -42,12 +43,7 @@ void qgemm_x16_4x8c2__neon(size_t mr, size_t nr, size_t k_groups, const void* a_
   const int32_t* a = static_cast<const int32_t*>(a_packed);
   const int16_t* b = static_cast<const int16_t*>(b_packed);
   alignas(16) int32_t tile[kMr][kNr];
-  switch (mr) {
-    case 1: DotRows<1>(k_groups, a, b, tile); break;
-    case 2: DotRows<2>(k_groups, a, b, tile); break;
-    case 3: DotRows<3>(k_groups, a, b, tile); break;
-    default: DotRows<4>(k_groups, a, b, tile); break;
-  }
+  WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
   RequantizeTile(&tile[0][0], mr, nr, p);
 }
 

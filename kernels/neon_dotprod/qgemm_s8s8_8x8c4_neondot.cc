@@ -5,6 +5,7 @@
 #include <arm_neon.h>
 
 #include "kernels/kernels.h"
+#include "kernels/row_count.h"
 #include "kernels/neon/requantize_neon.h"
 
 namespace cpuml {
@@ -43,16 +44,7 @@ void qgemm_s8s8_8x8c4__neondot(size_t mr, size_t nr, size_t k_groups, const void
   const int8_t* a = static_cast<const int8_t*>(a_packed);
   const int8_t* b = static_cast<const int8_t*>(b_packed);
   alignas(16) int32_t tile[kMr][kNr];
-  switch (mr) {
-    case 1: DotRows<1>(k_groups, a, b, tile); break;
-    case 2: DotRows<2>(k_groups, a, b, tile); break;
-    case 3: DotRows<3>(k_groups, a, b, tile); break;
-    case 4: DotRows<4>(k_groups, a, b, tile); break;
-    case 5: DotRows<5>(k_groups, a, b, tile); break;
-    case 6: DotRows<6>(k_groups, a, b, tile); break;
-    case 7: DotRows<7>(k_groups, a, b, tile); break;
-    default: DotRows<8>(k_groups, a, b, tile); break;
-  }
+  WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
   neon::RequantizeTile(&tile[0][0], mr, nr, p);
 }
 

@@ -7,6 +7,7 @@
 #include <arm_neon.h>
 
 #include "kernels/kernels.h"
+#include "kernels/row_count.h"
 #include "kernels/neon/requantize_neon.h"
 
 namespace cpuml {
@@ -44,12 +45,7 @@ void qgemm_s8s8_8x8c8__neoni8mm(size_t mr, size_t nr, size_t k_groups, const voi
   const int8_t* a = static_cast<const int8_t*>(a_packed);
   const int8_t* b = static_cast<const int8_t*>(b_packed);
   alignas(16) int32_t tile[kMr][kNr];
-  switch ((mr + 1) / 2) {
-    case 1: DotRowPairs<1>(k_groups, a, b, tile); break;
-    case 2: DotRowPairs<2>(k_groups, a, b, tile); break;
-    case 3: DotRowPairs<3>(k_groups, a, b, tile); break;
-    default: DotRowPairs<4>(k_groups, a, b, tile); break;
-  }
+  WithRowCount<kMr / 2>((mr + 1) / 2, [&](auto rows) { DotRowPairs<decltype(rows)::value>(k_groups, a, b, tile); });
   neon::RequantizeTile(&tile[0][0], mr, nr, p);
 }
 
