@@ -69,8 +69,8 @@ class FillOperator final : public cpuml_operator {
   // Merges dimensions that are contiguous with their inner neighbour, so a packed tensor of any
   // rank becomes one long row and the kernels see the longest rows possible.
   void Collapse() {
-    uint32_t r = output_.rank - 1;
-    Tensor t = output_;
+    const Tensor& t = output_;
+    const uint32_t r = t.rank - 1;
     uint32_t out = kMaxRank;
     uint32_t sizes[kMaxRank];
     uint64_t strides[kMaxRank];

@@ -305,8 +305,8 @@ cpuml_status QLinearMatMul::Execute(const CPUML_BUFFER_BINDING* inputs, const CP
       if (!(v > 0.0f) || !isfinite(v))
         return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: %s element %zu is %g: scales must be finite and > 0", kOp,
                     kMemberNames[member], t.sizes[dim] == 1 ? size_t{0} : i, static_cast<double>(v));
+      (*values)[i] = v;
     }
-    for (size_t i = 0; i < count; ++i) (*values)[i] = s[t.sizes[dim] == 1 ? 0 : i * t.strides[dim]];
     return CPUML_STATUS_SUCCESS;
   };
   if (cpuml_status s = read_scales(kAScale, m_, 2, padded_m, &job.a_scale)) return s;

@@ -90,76 +90,65 @@ std::vector<FillCase> CasesFor(CPUML_TENSOR_DATA_TYPE type) {
   return cases;
 }
 
-TEST_P(FillTest, SeedConstantExample) {
-  TensorDesc out(CPUML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 2, 4});
+constexpr uint8_t kUntouched = 0xEE;
+
+// Creates the fill and runs it into a fresh buffer at least one element longer than the
+// tensor's TotalTensorSizeInBytes, every byte starting as kUntouched. Returns all its elements,
+// so a test can check the values and that the element past the tensor was not written.
+template <class T>
+std::vector<T> RunFill(const FillCase& c, const TensorDesc& out) {
+  std::vector<T> result((out.MinimumBytes() + sizeof(T) - 1) / sizeof(T) + 1);
+  memset(result.data(), kUntouched, result.size() * sizeof(T));
   OperatorPtr op;
-  ASSERT_EQ(CreateFill({false, F32(13.0f), {}}, out, CPUML_TENSOR_DATA_TYPE_FLOAT32, &op), CPUML_STATUS_SUCCESS);
-  float result[8] = {};
-  CPUML_BUFFER_BINDING binding{result, sizeof result};
-  ASSERT_EQ(cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr), CPUML_STATUS_SUCCESS);
-  for (float v : result) EXPECT_EQ(v, 13.0f);
+  EXPECT_EQ(CreateFill(c, out, out.type(), &op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+  if (!op) return result;
+  const CPUML_BUFFER_BINDING binding{result.data(), out.MinimumBytes()};
+  EXPECT_EQ(cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr), CPUML_STATUS_SUCCESS)
+      << cpuml_last_error_message();
+  return result;
+}
+
+template <class T>
+bool Untouched(const T& value) {
+  T pattern;
+  memset(&pattern, kUntouched, sizeof pattern);
+  return memcmp(&value, &pattern, sizeof value) == 0;
+}
+
+TEST_P(FillTest, SeedConstantExample) {
+  const auto r = RunFill<float>({false, F32(13.0f), {}}, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 2, 4}));
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(r[i], 13.0f) << i;
+  EXPECT_TRUE(Untouched(r[8]));
 }
 
 TEST_P(FillTest, SeedSequenceExamples) {
-  {
-    TensorDesc out(CPUML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 1, 3});
-    OperatorPtr op;
-    ASSERT_EQ(CreateFill({true, F32(3.0f), F32(2.0f)}, out, CPUML_TENSOR_DATA_TYPE_FLOAT32, &op), CPUML_STATUS_SUCCESS);
-    float result[4] = {0, 0, 0, -1};
-    CPUML_BUFFER_BINDING binding{result, 12};
-    ASSERT_EQ(cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr), CPUML_STATUS_SUCCESS);
-    EXPECT_EQ(result[0], 3.0f);
-    EXPECT_EQ(result[1], 5.0f);
-    EXPECT_EQ(result[2], 7.0f);
-    EXPECT_EQ(result[3], -1.0f);
-  }
-  {
-    TensorDesc out(CPUML_TENSOR_DATA_TYPE_UINT8, {1, 1, 2, 2});
-    OperatorPtr op;
-    ASSERT_EQ(CreateFill({true, Bits(10), Bits(uint64_t(-2))}, out, CPUML_TENSOR_DATA_TYPE_UINT8, &op),
-              CPUML_STATUS_SUCCESS);
-    uint8_t result[4] = {};
-    CPUML_BUFFER_BINDING binding{result, 4};
-    ASSERT_EQ(cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr), CPUML_STATUS_SUCCESS);
-    EXPECT_EQ(result[0], 10);
-    EXPECT_EQ(result[1], 8);
-    EXPECT_EQ(result[2], 6);
-    EXPECT_EQ(result[3], 4);
-  }
+  const auto f = RunFill<float>({true, F32(3.0f), F32(2.0f)}, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 1, 3}));
+  EXPECT_EQ(f[0], 3.0f);
+  EXPECT_EQ(f[1], 5.0f);
+  EXPECT_EQ(f[2], 7.0f);
+  EXPECT_TRUE(Untouched(f[3]));
+  const auto u = RunFill<uint8_t>({true, Bits(10), Bits(uint64_t(-2))}, TensorDesc(CPUML_TENSOR_DATA_TYPE_UINT8, {1, 1, 2, 2}));
+  EXPECT_EQ(u[0], 10);
+  EXPECT_EQ(u[1], 8);
+  EXPECT_EQ(u[2], 6);
+  EXPECT_EQ(u[3], 4);
+  EXPECT_TRUE(Untouched(u[4]));
 }
 
 // Hand-computed values the reference itself must produce.
 TEST_P(FillTest, HandComputedSequences) {
-  {  // INT8 wraps modulo 256: 120, 125, -126, -121
-    TensorDesc out(CPUML_TENSOR_DATA_TYPE_INT8, {4});
-    OperatorPtr op;
-    ASSERT_EQ(CreateFill({true, Bits(120), Bits(5)}, out, CPUML_TENSOR_DATA_TYPE_INT8, &op), CPUML_STATUS_SUCCESS);
-    int8_t r[4];
-    CPUML_BUFFER_BINDING binding{r, 4};
-    ASSERT_EQ(cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr), CPUML_STATUS_SUCCESS);
-    EXPECT_EQ(r[2], -126);
-    EXPECT_EQ(r[3], -121);
-  }
-  {  // FLOAT32 closed form: 0.1f * 3 rounds once to 0.3f-ish, not three accumulated adds
-    TensorDesc out(CPUML_TENSOR_DATA_TYPE_FLOAT32, {40});
-    OperatorPtr op;
-    ASSERT_EQ(CreateFill({true, F32(0.0f), F32(0.1f)}, out, CPUML_TENSOR_DATA_TYPE_FLOAT32, &op), CPUML_STATUS_SUCCESS);
-    float r[40];
-    CPUML_BUFFER_BINDING binding{r, sizeof r};
-    ASSERT_EQ(cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr), CPUML_STATUS_SUCCESS);
-    for (int i = 0; i < 40; ++i) EXPECT_EQ(r[i], static_cast<float>(i) * 0.1f) << i;
-  }
-  {  // FLOAT16: 1 + i * 0.5 in half
-    TensorDesc out(CPUML_TENSOR_DATA_TYPE_FLOAT16, {20});
-    OperatorPtr op;
-    ASSERT_EQ(CreateFill({true, F16(1.0f), F16(0.5f)}, out, CPUML_TENSOR_DATA_TYPE_FLOAT16, &op), CPUML_STATUS_SUCCESS);
-    uint16_t r[20];
-    CPUML_BUFFER_BINDING binding{r, sizeof r};
-    ASSERT_EQ(cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr), CPUML_STATUS_SUCCESS);
-    EXPECT_EQ(r[0], 0x3C00);   // 1.0
-    EXPECT_EQ(r[2], 0x4000);   // 2.0
-    EXPECT_EQ(r[19], 0x4940);  // 10.5 = 1.3125 * 2^3
-  }
+  // INT8 wraps modulo 256: 120, 125, -126, -121
+  const auto i8 = RunFill<int8_t>({true, Bits(120), Bits(5)}, TensorDesc(CPUML_TENSOR_DATA_TYPE_INT8, {4}));
+  EXPECT_EQ(i8[2], -126);
+  EXPECT_EQ(i8[3], -121);
+  // FLOAT32 closed form: element i is float(i) * 0.1f rounded once, not i accumulated adds
+  const auto f = RunFill<float>({true, F32(0.0f), F32(0.1f)}, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT32, {40}));
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(f[i], static_cast<float>(i) * 0.1f) << i;
+  // FLOAT16: 1 + i * 0.5 in half
+  const auto h = RunFill<uint16_t>({true, F16(1.0f), F16(0.5f)}, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT16, {20}));
+  EXPECT_EQ(h[0], 0x3C00);   // 1.0
+  EXPECT_EQ(h[2], 0x4000);   // 2.0
+  EXPECT_EQ(h[19], 0x4940);  // 10.5 = 1.3125 * 2^3
 }
 
 TEST_P(FillTest, AllTypesAllLengths) {
@@ -228,12 +217,7 @@ TEST_P(FillTest, HalfRoundingHardCases) {
     ExpectMatchesReference({true, F16(c.first), F16(c.second)}, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT16, {77}));
   }
   // The tie at 65520 must give +inf (0x7C00): 65504's mantissa is odd.
-  TensorDesc out(CPUML_TENSOR_DATA_TYPE_FLOAT16, {2});
-  OperatorPtr op;
-  ASSERT_EQ(CreateFill({true, F16(65504.0f), F16(16.0f)}, out, CPUML_TENSOR_DATA_TYPE_FLOAT16, &op), CPUML_STATUS_SUCCESS);
-  uint16_t r[2];
-  CPUML_BUFFER_BINDING binding{r, sizeof r};
-  ASSERT_EQ(cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr), CPUML_STATUS_SUCCESS);
+  const auto r = RunFill<uint16_t>({true, F16(65504.0f), F16(16.0f)}, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT16, {2}));
   EXPECT_EQ(r[0], 0x7BFF);
   EXPECT_EQ(r[1], 0x7C00);
 }
