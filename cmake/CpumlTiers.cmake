@@ -17,8 +17,11 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   cpuml_add_tier(avx2 "-mavx2;-mf16c")
   # GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own _mm512_undefined_*()
   # (GCC bug 105593), so that one warning is off for this tier.
-  cpuml_add_tier(avx512vnni
-    "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx512vl;-mavx512vnni;-mavx2;-mf16c;-Wno-maybe-uninitialized")
+  set(avx512_flags "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx512vl;-mavx512vnni;-mavx2;-mf16c")
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    list(APPEND avx512_flags -Wno-maybe-uninitialized)
+  endif()
+  cpuml_add_tier(avx512vnni "${avx512_flags}")
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
   cpuml_add_tier(neon "")  # NEON is part of the AArch64 baseline
   cpuml_add_tier(neon_dotprod "-march=armv8.2-a+dotprod")

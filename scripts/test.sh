@@ -2,9 +2,11 @@
 # The test command: conformance tests natively (every tier this CPU has), under qemu-user for
 # the tiers below it (core2duo: scalar, Nehalem: SSE4.1, Haswell: AVX2, each checked to be the
 # tier dispatch picked), cross-built for AArch64 and run under qemu-aarch64 (cortex-a53: NEON,
-# cortex-a76: dotprod, max: i8mm), and again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# cortex-a76: dotprod, max: i8mm), again under AddressSanitizer + UndefinedBehaviorSanitizer (with
+# the allocation-failure test and the fuzz corpus replay), the concurrency tests under
+# ThreadSanitizer, and the libFuzzer target for CPUML_FUZZ_SECONDS (default 150).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-ensure_packages "${BASE_PACKAGES[@]}" qemu-user g++-aarch64-linux-gnu
+ensure_packages "${BASE_PACKAGES[@]}" qemu-user g++-aarch64-linux-gnu clang libclang-rt-14-dev
 ensure_arm64_packages libgtest-dev:arm64 libbenchmark-dev:arm64
 
 passed=0 failed=0 skipped=0
@@ -26,14 +28,25 @@ run_suite() {
   rm -f "$log"
 }
 
+# Runs one check that is not a gtest binary: one pass or one failure.
+run_check() {
+  local label=$1; shift
+  echo "=== $label"
+  if "$@"; then passed=$((passed + 1)); else echo "cpuml: $label FAILED"; failed=$((failed + 1)); fi
+}
+
 cmake -S "$ROOT" -B "$ROOT/build/release" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=OFF > /dev/null
 cmake --build "$ROOT/build/release" -j "$JOBS"
 TESTS="$ROOT/build/release/tests/cpuml_tests"
 
 # Packaging checks (exports, tier namespaces) through ctest; the suite itself runs below.
-(cd "$ROOT/build/release" && ctest --output-on-failure -E '^cpuml_tests$') || failed=$((failed + 1))
+(cd "$ROOT/build/release" && ctest --output-on-failure -E '^cpuml_(tests|allocation_failure_test|fuzz_corpus_replay)$') \
+  || failed=$((failed + 1))
 
 run_suite "native ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))" "$TESTS"
+run_suite "allocation failure (each allocation of create, initialize, execute)" \
+  "$ROOT/build/release/tests/cpuml_allocation_failure_test"
+run_check "fuzz corpus replay" "$ROOT/build/release/tests/cpuml_fuzz_replay" "$ROOT/tests/fuzz/corpus"
 if [ "$(uname -m)" = "x86_64" ]; then
   for pair in core2duo:scalar Nehalem:sse41 Haswell:avx2; do
     cpu=${pair%%:*} tier=${pair##*:}
@@ -68,6 +81,36 @@ cmake -S "$ROOT" -B "$ROOT/build/sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DC
   -DCPUML_BUILD_BENCHMARKS=OFF > /dev/null
 cmake --build "$ROOT/build/sanitize" -j "$JOBS"
 run_suite "AddressSanitizer + UndefinedBehaviorSanitizer" env ASAN_OPTIONS=detect_leaks=1 "$ROOT/build/sanitize/tests/cpuml_tests"
+run_suite "AddressSanitizer + UndefinedBehaviorSanitizer: allocation failure, leak check" env ASAN_OPTIONS=detect_leaks=1 \
+  "$ROOT/build/sanitize/tests/cpuml_allocation_failure_test"
+run_check "AddressSanitizer + UndefinedBehaviorSanitizer: fuzz corpus replay" env ASAN_OPTIONS=detect_leaks=1 \
+  "$ROOT/build/sanitize/tests/cpuml_fuzz_replay" "$ROOT/tests/fuzz/corpus"
+
+# ThreadSanitizer: callers' threads only (CPUML_TEST_NO_POOL), since Debian's libpthreadpool is
+# not instrumented; thread-count invariance with real pools is tested by the suites above.
+cmake -S "$ROOT" -B "$ROOT/build/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCPUML_THREAD_SANITIZE=ON \
+  -DCPUML_BUILD_BENCHMARKS=OFF > /dev/null
+cmake --build "$ROOT/build/tsan" -j "$JOBS" --target cpuml_tests
+run_suite "ThreadSanitizer: concurrent executes and per-thread errors" env CPUML_TEST_NO_POOL=1 \
+  TSAN_OPTIONS="halt_on_error=1" "$ROOT/build/tsan/tests/cpuml_tests" --gtest_filter='*Concurrent*'
+
+# libFuzzer over create/initialize/execute of every operator, on every tier this CPU has, from
+# the seed corpus; new findings go to a scratch folder (merge them into tests/fuzz/corpus by hand).
+CC=clang CXX=clang++ cmake -S "$ROOT" -B "$ROOT/build/fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCPUML_FUZZ=ON \
+  -DCPUML_BUILD_BENCHMARKS=OFF > /dev/null
+cmake --build "$ROOT/build/fuzz" -j "$JOBS" --target cpuml_fuzz
+fuzz_dir=$(mktemp -d)
+fuzz_log="$ROOT/build/fuzz/last_run.log"
+run_fuzzer() {
+  "$ROOT/build/fuzz/tests/cpuml_fuzz" -max_total_time="${CPUML_FUZZ_SECONDS:-150}" -timeout=30 -rss_limit_mb=4096 \
+    -max_len=1024 -print_final_stats=1 -artifact_prefix="$ROOT/build/fuzz/" "$fuzz_dir" "$ROOT/tests/fuzz/corpus" \
+    > "$fuzz_log" 2>&1 && return 0
+  tail -40 "$fuzz_log"
+  return 1
+}
+run_check "libFuzzer for ${CPUML_FUZZ_SECONDS:-150} s (log: build/fuzz/last_run.log)" run_fuzzer
+grep -E "^stat::(number_of_executed_units|peak_rss_mb)|Done [0-9]+ runs" "$fuzz_log" || true
+rm -rf "$fuzz_dir"
 
 echo
 echo "cpuml: skipped tests are tiers the CPU (or emulated CPU) lacks; each run checked the tier it expects."

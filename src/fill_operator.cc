@@ -40,9 +40,14 @@ class FillOperator final : public cpuml_operator {
     if (cpuml_status s = CheckBinding(outputs[0], output_, where)) return s;
     char* data = static_cast<char*>(outputs[0].Data);
     const uint64_t count = output_.ElementCount();
-    const uint64_t bytes = count * output_.element_size;
     const size_t threads = threadpool ? pthreadpool_get_threads_count(threadpool) : 1;
-    if (threads <= 1 || may_alias_ || bytes < 2 * kBytesPerTask) {
+    if (threads <= 1 || may_alias_) {
+      FillRange(data, 0, count);
+      return CPUML_STATUS_SUCCESS;
+    }
+    // Distinct elements: count * element_size <= reach_bytes, which create checked.
+    const uint64_t bytes = count * output_.element_size;
+    if (bytes < 2 * kBytesPerTask) {
       FillRange(data, 0, count);
       return CPUML_STATUS_SUCCESS;
     }

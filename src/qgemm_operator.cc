@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <vector>
@@ -33,15 +34,46 @@ constexpr size_t kMaxExactK = 32768;
 // Packed A of one block of rows aims at this many bytes (half a typical L2).
 constexpr size_t kABlockBytes = 256 * 1024;
 
-struct FreeDeleter {
-  void operator()(void* p) const { free(p); }
+// Workspaces come from the global aligned operator new, like every other allocation of the
+// library, so an engine (or a test) that replaces it sees all of cpuml's memory.
+constexpr std::align_val_t kWorkspaceAlignment{64};
+struct AlignedDeleter {
+  void operator()(uint8_t* p) const { ::operator delete(p, kWorkspaceAlignment); }
 };
-using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
+using Buffer = std::unique_ptr<uint8_t, AlignedDeleter>;
 
 Buffer Allocate(size_t bytes) {
-  void* p = nullptr;
-  if (posix_memalign(&p, 64, std::max<size_t>(bytes, 64)) != 0) throw std::bad_alloc();
-  return Buffer(static_cast<uint8_t*>(p));
+  return Buffer(static_cast<uint8_t*>(::operator new(std::max<size_t>(bytes, 64), kWorkspaceAlignment)));
+}
+
+// The largest output batch x channel count accepted. Every batch is its own product, so the
+// limit bounds an execute's work; real models stay far below it (docs/semantics.md, Limits).
+constexpr uint64_t kMaxBatchCount = (uint64_t{1} << 31) - 1;
+
+// The distinct matrices of A or B: a batch or channel dimension of size 1 or of stride 0 repeats
+// one matrix, which is then packed once.
+struct MatrixGrid {
+  size_t batches = 1, channels = 1;
+  size_t Count() const { return batches * channels; }
+  // The matrix that output batch `b`, channel `c` reads.
+  size_t Index(size_t b, size_t c) const { return (batches == 1 ? 0 : b) * channels + (channels == 1 ? 0 : c); }
+};
+
+// The product of `factors` if it is at most 2^62 (far beyond any allocation, and safe to add a
+// few such sizes); false otherwise.
+bool CheckedProduct(std::initializer_list<uint64_t> factors, uint64_t* product) {
+  uint64_t p = 1;
+  for (uint64_t f : factors)
+    if (__builtin_mul_overflow(p, f, &p)) return false;
+  *product = p;
+  return p <= (uint64_t{1} << 62);
+}
+
+MatrixGrid DistinctMatrices(const Tensor& t) {
+  MatrixGrid g;
+  g.batches = t.strides[0] == 0 ? 1 : t.sizes[0];
+  g.channels = t.strides[1] == 0 ? 1 : t.sizes[1];
+  return g;
 }
 
 class QLinearMatMul final : public cpuml_operator {
@@ -72,9 +104,32 @@ class QLinearMatMul final : public cpuml_operator {
       c.a_offset = a_tile_stride_;
       a_tile_stride_ += format_.ATileBytes(c.k);
     }
-    a_matrices_ = t_[kA].sizes[0] * t_[kA].sizes[1];
-    b_matrices_ = t_[kB].sizes[0] * t_[kB].sizes[1];
+    a_grid_ = DistinctMatrices(t_[kA]);
+    b_grid_ = DistinctMatrices(t_[kB]);
+    a_matrices_ = a_grid_.Count();
+    b_matrices_ = b_grid_.Count();
     for (int i = 0; i < kOut; ++i) needs_initialize_ |= present_[i] && t_[i].owned;
+  }
+
+  // Rejects descriptors whose work or workspace sizes cannot be represented; every product is
+  // checked, so no size derived from the descriptor wraps.
+  cpuml_status CheckLimits() const {
+    const uint64_t batch_count = uint64_t{batches_} * channels_;
+    if (batch_count > kMaxBatchCount)
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: OutputTensor batch x channel count %llu must be at most %llu (docs/semantics.md, Limits)", kOp,
+                  static_cast<unsigned long long>(batch_count), static_cast<unsigned long long>(kMaxBatchCount));
+    uint64_t bytes;
+    const char* what = nullptr;
+    if (!CheckedProduct({b_matrices_, panels_, b_panel_stride_}, &bytes)) what = "packed BTensor";
+    else if (!CheckedProduct({a_matrices_, m_tiles_, a_tile_stride_}, &bytes)) what = "packed ATensor";
+    else if (!CheckedProduct({a_matrices_, chunks_.size(), 2, m_tiles_ * format_.mr, sizeof(int32_t)}, &bytes))
+      what = "row terms of ATensor";
+    if (what)
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: ATensor and BTensor sizes make the %s workspace larger than 2^62 bytes (docs/semantics.md, Limits)",
+                  kOp, what);
+    return CPUML_STATUS_SUCCESS;
   }
 
   uint32_t InputCount() const override { return kOut; }
@@ -118,12 +173,12 @@ class QLinearMatMul final : public cpuml_operator {
 
   Int8Matrix AMatrix(const uint8_t* data, size_t index) const {
     const Tensor& a = t_[kA];
-    const size_t b = index / a.sizes[1], c = index % a.sizes[1];
+    const size_t b = index / a_grid_.channels, c = index % a_grid_.channels;
     return {data + b * a.strides[0] + c * a.strides[1], a.type == CPUML_TENSOR_DATA_TYPE_INT8, a.strides[2], a.strides[3]};
   }
   Int8Matrix BMatrix(const uint8_t* data, size_t index) const {
     const Tensor& b = t_[kB];
-    const size_t bb = index / b.sizes[1], c = index % b.sizes[1];
+    const size_t bb = index / b_grid_.channels, c = index % b_grid_.channels;
     return {data + bb * b.strides[0] + c * b.strides[1], b.type == CPUML_TENSOR_DATA_TYPE_INT8, b.strides[2], b.strides[3]};
   }
 
@@ -153,6 +208,7 @@ class QLinearMatMul final : public cpuml_operator {
   size_t batches_, channels_, m_, n_, k_;
   std::vector<Chunk> chunks_;
   size_t b_panel_stride_, panels_, m_tiles_, a_tile_stride_, a_matrices_, b_matrices_;
+  MatrixGrid a_grid_, b_grid_;
   bool needs_initialize_ = false, initialized_ = false;
   Buffer packed_b_;
   Buffer owned_[kMemberCount];
@@ -194,12 +250,10 @@ struct ExecuteJob {
   void RunBlock(size_t batch, size_t m_block, size_t n_block) const {
     const QLinearMatMul& o = *op;
     const QGemmUkernel& uk = o.tier.qgemm;
-    const Tensor& a = o.t_[kA];
-    const Tensor& b = o.t_[kB];
     const Tensor& out_t = o.t_[kOut];
     const size_t bi = batch / o.channels_, ci = batch % o.channels_;
-    const size_t a_matrix = (a.sizes[0] == 1 ? 0 : bi) * a.sizes[1] + (a.sizes[1] == 1 ? 0 : ci);
-    const size_t b_matrix = (b.sizes[0] == 1 ? 0 : bi) * b.sizes[1] + (b.sizes[1] == 1 ? 0 : ci);
+    const size_t a_matrix = o.a_grid_.Index(bi, ci);
+    const size_t b_matrix = o.b_grid_.Index(bi, ci);
     uint8_t* out_base = out + bi * out_t.strides[0] + ci * out_t.strides[1];
     const bool unit_columns = out_t.strides[3] == 1;
     const bool exact_in_int32 = o.chunks_.size() == 1;
@@ -422,20 +476,21 @@ cpuml_status CreateQuantizedLinearMatrixMultiply(const void* desc_ptr, const Tie
   if (cpuml_status s = same_type(kOut, kOutZeroPoint)) return s;
 
   const Tensor &a = t[kA], &b = t[kB], &o = t[kOut];
-  char s1[64], s2[64], s3[64];
+  char s1[64], s2[64];
   const uint32_t m = a.sizes[2], k = a.sizes[3], n = b.sizes[3];
   if (b.sizes[2] != k)
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: BTensor sizes %s must have K=%u rows (ATensor sizes %s)", kOp,
                 FormatSizes(b, s1, sizeof s1), k, FormatSizes(a, s2, sizeof s2));
+  // Each of A's and B's batch/channel sizes equals the output's or is 1 (repeated).
   for (int dim = 0; dim < 2; ++dim) {
-    const uint32_t expected = a.sizes[dim] == 1 ? b.sizes[dim] : a.sizes[dim];
-    if ((a.sizes[dim] != 1 && b.sizes[dim] != 1 && a.sizes[dim] != b.sizes[dim]) || o.sizes[dim] != expected)
-      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
-                  "%s: OutputTensor sizes %s must be {%u,%u,%u,%u}: batch/channel sizes of ATensor %s and BTensor %s "
-                  "must match or be 1",
-                  kOp, FormatSizes(o, s1, sizeof s1), a.sizes[0] == 1 ? b.sizes[0] : a.sizes[0],
-                  a.sizes[1] == 1 ? b.sizes[1] : a.sizes[1], m, n, FormatSizes(a, s2, sizeof s2),
-                  FormatSizes(b, s3, sizeof s3));
+    for (int member : {kA, kB}) {
+      const Tensor& x = t[member];
+      if (x.sizes[dim] != 1 && x.sizes[dim] != o.sizes[dim])
+        return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                    "%s: %s sizes %s: its %s size %u must be 1 or OutputTensor's %u (OutputTensor sizes %s)", kOp,
+                    kMemberNames[member], FormatSizes(x, s1, sizeof s1), dim == 0 ? "batch" : "channel", x.sizes[dim],
+                    o.sizes[dim], FormatSizes(o, s2, sizeof s2));
+    }
   }
   if (o.sizes[2] != m || o.sizes[3] != n)
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: OutputTensor sizes %s must end in {M,N} = {%u,%u}", kOp,
@@ -464,7 +519,9 @@ cpuml_status CreateQuantizedLinearMatrixMultiply(const void* desc_ptr, const Tie
   if (MayAlias(o))
     return Fail(CPUML_STATUS_INVALID_ARGUMENT,
                 "%s: OutputTensor Strides must not make two elements share an address (stride 0 or overlap)", kOp);
-  *out = new QLinearMatMul(tier, t, present);
+  std::unique_ptr<QLinearMatMul> op(new QLinearMatMul(tier, t, present));
+  if (cpuml_status s = op->CheckLimits()) return s;
+  *out = op.release();
   return CPUML_STATUS_SUCCESS;
 }
 

@@ -20,6 +20,7 @@ enum class Data { kRandom, kExtremes, kSmall };
 struct QConfig {
   uint32_t m = 1, k = 1, n = 1;
   std::array<uint32_t, 2> a_batch{1, 1}, b_batch{1, 1};
+  std::array<uint32_t, 2> out_batch{0, 0};  // 0: the larger of A's and B's
   CPUML_TENSOR_DATA_TYPE a_type = CPUML_TENSOR_DATA_TYPE_UINT8, b_type = CPUML_TENSOR_DATA_TYPE_INT8,
                          out_type = CPUML_TENSOR_DATA_TYPE_UINT8;
   Quant a_scale = Quant::kPerTensor, a_zero = Quant::kPerTensor, b_scale = Quant::kPerTensor,
@@ -41,7 +42,8 @@ inline bool IsSigned(CPUML_TENSOR_DATA_TYPE t) { return t == CPUML_TENSOR_DATA_T
 class QProblem {
  public:
   explicit QProblem(const QConfig& c) : c_(c), rng_(c.seed) {
-    const uint32_t bo = std::max(c.a_batch[0], c.b_batch[0]), co = std::max(c.a_batch[1], c.b_batch[1]);
+    const uint32_t bo = c.out_batch[0] ? c.out_batch[0] : std::max(c.a_batch[0], c.b_batch[0]);
+    const uint32_t co = c.out_batch[1] ? c.out_batch[1] : std::max(c.a_batch[1], c.b_batch[1]);
     const uint32_t pad = c.padded ? 3 : 0;
     // A {Ba, Ca, M, K}
     {

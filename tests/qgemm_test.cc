@@ -248,6 +248,16 @@ TEST_P(QGemmTest, BatchBroadcastAndLowerRanks) {
   c.b_batch = {2, 1};
   c.a_batch_stride0 = true;  // A's batch has size 2 but stride 0
   Check(c);
+  // The documented contract: A and B may both repeat one matrix over every output batch.
+  c.a_batch = {1, 1};
+  c.b_batch = {1, 1};
+  c.a_batch_stride0 = false;
+  c.out_batch = {5, 2};
+  Check(c);
+  c.a_batch = {1, 2};
+  c.b_owned = false;
+  c.out_batch = {3, 2};
+  Check(c);
   for (uint32_t rank : {2u, 3u}) {
     QConfig r;
     r.m = 6;

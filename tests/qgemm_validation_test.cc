@@ -49,8 +49,12 @@ TEST(QGemmValidation, Shapes) {
   const TensorDesc bad_out(kU8, {1, 1, 3, 7});
   ExpectCreateFails(QProblem::kOut, &bad_out, CPUML_STATUS_INVALID_ARGUMENT,
                     "OutputTensor sizes {1,1,3,7} must end in {M,N} = {3,6}");
-  const TensorDesc bad_batch(kU8, {2, 1, 3, 6});
-  ExpectCreateFails(QProblem::kOut, &bad_batch, CPUML_STATUS_INVALID_ARGUMENT, "OutputTensor sizes {2,1,3,6} must be {1,1,3,6}");
+  const TensorDesc bad_a_batch(kU8, {2, 1, 3, 4});
+  ExpectCreateFails(QProblem::kA, &bad_a_batch, CPUML_STATUS_INVALID_ARGUMENT,
+                    "ATensor sizes {2,1,3,4}: its batch size 2 must be 1 or OutputTensor's 1 (OutputTensor sizes {1,1,3,6})");
+  const TensorDesc bad_b_channel(kS8, {1, 3, 4, 6});
+  ExpectCreateFails(QProblem::kB, &bad_b_channel, CPUML_STATUS_INVALID_ARGUMENT,
+                    "BTensor sizes {1,3,4,6}: its channel size 3 must be 1 or OutputTensor's 1");
   const TensorDesc rank5(kU8, {1, 1, 1, 3, 4});
   ExpectCreateFails(QProblem::kA, &rank5, CPUML_STATUS_INVALID_ARGUMENT, "ATensor DimensionCount 5 must be in 2..4");
   const TensorDesc aliasing_out(kU8, {1, 1, 3, 6}, {0, 0, 0, 1});

@@ -7,6 +7,8 @@
 #include <pthreadpool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <memory>
@@ -106,6 +108,37 @@ class GuardedBuffer {
   size_t base_;
 };
 
+// An honest binding of `bytes` bytes, larger than physical memory if need be: pages are mapped
+// only when touched (MAP_NORESERVE), so size arithmetic can be tested at any scale.
+class VirtualBuffer {
+ public:
+  explicit VirtualBuffer(uint64_t bytes) : bytes_(bytes) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    data_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+    if (data_) madvise(data_, bytes_, MADV_NOHUGEPAGE);  // one touched byte maps one small page
+  }
+  ~VirtualBuffer() {
+    if (data_) munmap(data_, bytes_);
+  }
+  VirtualBuffer(const VirtualBuffer&) = delete;
+  VirtualBuffer& operator=(const VirtualBuffer&) = delete;
+  uint8_t* data() const { return data_; }
+  CPUML_BUFFER_BINDING Binding() const { return {data_, bytes_}; }
+  // Pages that have been touched since the mapping was made (a write maps a page in).
+  uint64_t ResidentPages() const {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> residency((bytes_ + page - 1) / page);
+    if (mincore(data_, bytes_, residency.data()) != 0) return UINT64_MAX;
+    uint64_t n = 0;
+    for (unsigned char r : residency) n += r & 1;
+    return n;
+  }
+
+ private:
+  uint64_t bytes_;
+  uint8_t* data_;
+};
+
 inline cpuml::reference::TensorView View(const TensorDesc& desc, const std::vector<uint64_t>& strides, void* data) {
   return {desc.type(), desc.rank(), desc.sizes().data(), strides.data(), data};
 }
@@ -150,7 +183,10 @@ inline int CapThreads(int threads) {
   if (const char* cap = getenv("CPUML_TEST_MAX_THREADS")) threads = std::max(1, std::min(threads, atoi(cap)));
   return threads;
 }
+// CPUML_TEST_NO_POOL=1 runs everything on callers' threads (the ThreadSanitizer job: Debian's
+// libpthreadpool is not instrumented, so TSan cannot see its hand-offs).
 inline pthreadpool_t CreatePool(int threads) {
+  if (const char* no_pool = getenv("CPUML_TEST_NO_POOL"); no_pool && strcmp(no_pool, "1") == 0) return nullptr;
   threads = CapThreads(threads);
   return threads > 1 ? pthreadpool_create(static_cast<size_t>(threads)) : nullptr;
 }

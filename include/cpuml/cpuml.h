@@ -11,6 +11,15 @@
  *
  * Errors: every call returns a cpuml_status; on failure cpuml_last_error_message() gives the
  * calling thread's message (operator, member and the rule broken) and no output byte is written.
+ *
+ * Limits (docs/semantics.md): any uint32 size, K included, is accepted, with these exceptions,
+ * each refused at create with CPUML_STATUS_INVALID_ARGUMENT and the limit named:
+ *  - a tensor's element count, and its addressed byte range, must fit 64 bits (the byte range
+ *    2^62 bytes);
+ *  - QUANTIZED_LINEAR_MATRIX_MULTIPLY: the output's batch x channel count is at most 2^31 - 1, and
+ *    the packed workspace sizes the shapes imply must be at most 2^62 bytes.
+ * Every count, offset and size derived from a descriptor is computed in 64 bits with overflow
+ * checked. Memory that cannot be had is CPUML_STATUS_OUT_OF_MEMORY, with nothing written.
  */
 #ifndef CPUML_CPUML_H_
 #define CPUML_CPUML_H_
