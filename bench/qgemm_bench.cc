@@ -1,8 +1,14 @@
-// QUANTIZED_LINEAR_MATRIX_MULTIPLY throughput: every type combination, the peers' shapes, 1 and 2
-// threads, B prepacked. GOPS = 2 * M * N * K per second.
+// QUANTIZED_LINEAR_MATRIX_MULTIPLY throughput, B prepacked, GOPS = 2 * M * N * K per second:
+//   qgemm/cpuml/<types>/<shape>/threads:N   what an engine gets (the dispatched tier), every type
+//                                           combination and thread count
+//   qgemm/<kernel>/u8s8/<shape>/threads:1   every registered kernel of every tier this CPU runs,
+//                                           on the shapes in its M range (kernels/registry.h), so
+//                                           tiers are compared in one process
+// CPUML_BENCH_TIERS=dispatched leaves out the per-kernel runs.
 #include <benchmark/benchmark.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <string>
 #include <vector>
@@ -10,13 +16,19 @@
 #include "bench/bench_support.h"
 #include "bench/gops.h"
 #include "bench/isa_peak.h"
+#include "kernels/registry.h"
 
 namespace cpuml_bench {
 namespace {
 
-void BM_Cpuml(benchmark::State& state, Shape s, bool a_signed, bool b_signed, int threads) {
+// `tier`: the cap while the operator is created (its kernels are fixed then); -1 for none.
+void BM_Cpuml(benchmark::State& state, Shape s, bool a_signed, bool b_signed, int threads, int tier) {
   MatMulData data(s, a_signed, b_signed);
+  const cpuml_isa previous_cap = cpuml_get_max_isa();
+  if (tier >= 0) cpuml_set_max_isa(static_cast<cpuml_isa>(tier));
+  const cpuml_isa isa = cpuml_get_isa();
   CpumlMatMul mm(data, a_signed, b_signed, false);
+  cpuml_set_max_isa(previous_cap);
   if (!mm.ok()) return state.SkipWithError("cpuml setup failed");
   std::vector<uint8_t> out((size_t{s.m} * s.n + 3) / 4 * 4);
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
@@ -26,7 +38,7 @@ void BM_Cpuml(benchmark::State& state, Shape s, bool a_signed, bool b_signed, in
   }
   if (pool) pthreadpool_destroy(pool);
   SetGops(state, s);
-  state.SetLabel(std::string("exact, ") + cpuml_isa_name(cpuml_get_isa()));
+  state.SetLabel(std::string("exact, ") + cpuml_isa_name(isa));
 }
 
 void BM_IsaPeak(benchmark::State& state, IsaPeakProbe probe) {
@@ -57,18 +69,48 @@ std::vector<int> ThreadCounts() {
   return counts;
 }
 
+struct BenchKernel {
+  cpuml_isa isa;
+  const cpuml::QGemmKernel* kernel;
+};
+
+// Every registered kernel of this architecture whose tier this CPU runs.
+std::vector<BenchKernel> RunnableKernels() {
+  std::vector<BenchKernel> kernels;
+#define CPUML_BENCH_TIER(ns, isa, name, arch, gemm_check, fill_check)                      \
+  CPUML_IF_##arch(if (cpuml_is_isa_supported(isa)) for (size_t i = 0; i < cpuml::ns::kTierKernels.qgemm_count; ++i) \
+                      kernels.push_back({isa, cpuml::ns::kTierKernels.qgemm[i]});)
+  CPUML_TIERS(CPUML_BENCH_TIER)
+#undef CPUML_BENCH_TIER
+  return kernels;
+}
+
+std::string ShapeName(const Shape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n);
+}
+
 int Register() {
   for (const IsaPeakProbe& probe : IsaPeakProbes())
     if (probe.supported()) benchmark::RegisterBenchmark((std::string("isa_peak/") + probe.name).c_str(), BM_IsaPeak, probe);
   for (const Shape& s : kShapes)
     for (const auto& combo : kCombos)
       for (int threads : ThreadCounts()) {
-        const std::string name = "qgemm/cpuml/" + std::string(combo.name) + "/" + std::to_string(s.m) + "x" +
-                                 std::to_string(s.k) + "x" + std::to_string(s.n) + "/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, combo.a_signed, combo.b_signed, threads)
+        const std::string name = "qgemm/cpuml/" + std::string(combo.name) + "/" + ShapeName(s) + "/threads:" +
+                                 std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, combo.a_signed, combo.b_signed, threads, -1)
             ->Unit(benchmark::kMicrosecond)
             ->UseRealTime();
       }
+  const char* tiers = getenv("CPUML_BENCH_TIERS");
+  if (tiers && strcmp(tiers, "dispatched") == 0) return 0;
+  for (const BenchKernel& k : RunnableKernels())
+    for (const Shape& s : kShapes) {
+      if (s.m < k.kernel->min_m || s.m > k.kernel->max_m) continue;
+      const std::string name = "qgemm/" + std::string(k.kernel->name) + "/u8s8/" + ShapeName(s) + "/threads:1";
+      benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, false, true, 1, static_cast<int>(k.isa))
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
+    }
   return 0;
 }
 const int registered = Register();

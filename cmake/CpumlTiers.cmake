@@ -1,29 +1,48 @@
-# The kernel tiers built for the target architecture. Each tier folder is compiled with its own
-# ISA flags and nothing else; CPUML_BUILD_<TIER> tells dispatch which tables exist.
+# The kernel tiers built for the target architecture, one cpuml_add_tier line each (the tier's
+# registry line is in kernels/registry.h). Each tier folder is compiled with its own ISA flags and
+# nothing else; CPUML_TIER_FLAGS_<tier> keeps them for the benchmark's peak probes.
+#
+#   cpuml_add_tier(<tier> FLAGS <flags...> [FILL_FLAGS <flags...>] SOURCES <files in kernels/<tier>/...>)
+#
+# FILL_FLAGS compiles the tier's fill_*.cc with fewer features than its GEMM kernels need, so a
+# CPU with the fill instructions but not the GEMM ones can use its fills (dispatch's fill check).
 set(CPUML_TIER_SOURCES)
-set(CPUML_TIER_DEFINITIONS)
+set(CPUML_TIERS)
 
-function(cpuml_add_tier name flags)
-  file(GLOB sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/${name}/*.cc)
-  set_source_files_properties(${sources} PROPERTIES COMPILE_OPTIONS "${flags}")
-  string(TOUPPER ${name} upper)
+function(cpuml_add_tier name)
+  cmake_parse_arguments(TIER "" "" "FLAGS;FILL_FLAGS;SOURCES" ${ARGN})
+  set(sources)
+  foreach(file IN LISTS TIER_SOURCES)
+    set(path ${PROJECT_SOURCE_DIR}/kernels/${name}/${file})
+    if(TIER_FILL_FLAGS AND file MATCHES "^fill_")
+      set_source_files_properties(${path} PROPERTIES COMPILE_OPTIONS "${TIER_FILL_FLAGS}")
+    else()
+      set_source_files_properties(${path} PROPERTIES COMPILE_OPTIONS "${TIER_FLAGS}")
+    endif()
+    list(APPEND sources ${path})
+  endforeach()
   set(CPUML_TIER_SOURCES ${CPUML_TIER_SOURCES} ${sources} PARENT_SCOPE)
-  set(CPUML_TIER_DEFINITIONS ${CPUML_TIER_DEFINITIONS} CPUML_BUILD_${upper} PARENT_SCOPE)
+  set(CPUML_TIERS ${CPUML_TIERS} ${name} PARENT_SCOPE)
+  set(CPUML_TIER_FLAGS_${name} "${TIER_FLAGS}" PARENT_SCOPE)
 endfunction()
 
-cpuml_add_tier(scalar "")
+# GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own _mm512_undefined_*() (GCC bug
+# 105593), so that one warning is off where AVX-512 is on.
+set(CPUML_NO_AVX512_HEADER_WARNING)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  set(CPUML_NO_AVX512_HEADER_WARNING -Wno-maybe-uninitialized)
+endif()
+
+cpuml_add_tier(scalar SOURCES tier.cc fill_scalar.cc qgemm_x16_4x4c2_scalar.cc)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
-  cpuml_add_tier(sse41 "-msse4.1")
-  cpuml_add_tier(avx2 "-mavx2;-mf16c")
-  # GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own _mm512_undefined_*()
-  # (GCC bug 105593), so that one warning is off for this tier.
-  set(avx512_flags "-mavx512f;-mavx512cd;-mavx512dq;-mavx512bw;-mavx512vl;-mavx512vnni;-mavx2;-mf16c")
-  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    list(APPEND avx512_flags -Wno-maybe-uninitialized)
-  endif()
-  cpuml_add_tier(avx512vnni "${avx512_flags}")
+  cpuml_add_tier(sse41 FLAGS -msse4.1 SOURCES tier.cc fill_sse41.cc qgemm_x16_4x8c2_sse41.cc)
+  cpuml_add_tier(avx2 FLAGS -mavx2 -mf16c SOURCES tier.cc fill_avx2.cc qgemm_x16_4x16c2_avx2.cc)
+  cpuml_add_tier(avx512vnni
+    FLAGS -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx512vnni -mavx2 -mf16c ${CPUML_NO_AVX512_HEADER_WARNING}
+    FILL_FLAGS -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx2 -mf16c ${CPUML_NO_AVX512_HEADER_WARNING}
+    SOURCES tier.cc fill_avx512vnni.cc qgemm_u8s8_8x32c4_avx512vnni.cc)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
-  cpuml_add_tier(neon "")  # NEON is part of the AArch64 baseline
-  cpuml_add_tier(neon_dotprod "-march=armv8.2-a+dotprod")
-  cpuml_add_tier(neon_i8mm "-march=armv8.2-a+dotprod+i8mm")
+  cpuml_add_tier(neon SOURCES tier.cc fill_neon.cc qgemm_x16_4x8c2_neon.cc requantize_neon.cc)  # NEON is baseline
+  cpuml_add_tier(neon_dotprod FLAGS -march=armv8.2-a+dotprod SOURCES tier.cc qgemm_s8s8_8x8c4_neondot.cc)
+  cpuml_add_tier(neon_i8mm FLAGS -march=armv8.2-a+dotprod+i8mm SOURCES tier.cc qgemm_s8s8_8x8c8_neoni8mm.cc)
 endif()

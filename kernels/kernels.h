@@ -1,9 +1,10 @@
 // The contract between the front end (src/) and the per-ISA kernel folders (kernels/<tier>/).
 //
 // Each tier folder is compiled with its own ISA flags only and exposes exactly one object, its
-// TierKernels table; nothing else in the library calls tier code except through such a table.
-// Everything a tier defines lives in namespace cpuml::<tier>, so no inline function or template
-// instantiated with AVX flags can be merged by the linker into a lower tier's code.
+// TierKernels table (listed in kernels/registry.h); nothing else in the library calls tier code
+// except through such a table. Everything a tier defines lives in namespace cpuml::<tier>, so no
+// inline function or template instantiated with AVX flags can be merged by the linker into a
+// lower tier's code. See docs/architecture.md.
 #ifndef CPUML_KERNELS_KERNELS_H_
 #define CPUML_KERNELS_KERNELS_H_
 
@@ -73,31 +74,30 @@ struct QGemmTileParams {
 };
 
 // k_groups: number of kr-element K groups in the packed panels (K rounded up to kr).
-// a_packed: mr_max rows x k_groups, b_packed: nr_max columns x k_groups, in the tier's layout.
+// a_packed: mr_max rows x k_groups, b_packed: nr_max columns x k_groups, in the kernel's layout.
 using QGemmUkernelFn = void (*)(size_t mr, size_t nr, size_t k_groups, const void* a_packed,
                                 const void* b_packed, const QGemmTileParams* params);
 
-struct QGemmUkernel {
-  const char* name;
-  uint32_t mr, nr, kr;
+// The largest tile any kernel may declare: the front end keeps per-tile scratch of this size on
+// the stack, and every kernel checks its own tile against it at compile time.
+constexpr uint32_t kMaxKernelMr = 32, kMaxKernelNr = 64;
+
+// A GEMM micro-kernel describes itself, in its own file, from its own constants.
+struct QGemmKernel {
+  const char* name;    // qgemm_<operands>_<mr>x<nr>c<kr>__<tier>
+  uint32_t mr, nr, kr; // tile rows, tile columns, K elements per packed group
   QGemmPacking packing;
+  uint32_t min_m, max_m;  // the M range it is meant for (the front end picks by M)
   QGemmUkernelFn run;
 };
 
+// A tier's table: its fills and its GEMM kernels in order of preference.
 struct TierKernels {
-  cpuml_isa isa;
-  bool (*built_with_isa_flags)();  // false if the TU was compiled without its flags
-  const FillKernels& fill;  // a reference: the tables are constant-initialized in their own TUs
-  QGemmUkernel qgemm;
+  bool built_with_isa_flags;  // false if the tier's TUs were compiled without their flags
+  const FillKernels* fill;    // NULL: the tier adds no fills; a lower tier's serve
+  const QGemmKernel* const* qgemm;
+  size_t qgemm_count;
 };
-
-namespace scalar { extern const TierKernels kTierKernels; }
-namespace sse41 { extern const TierKernels kTierKernels; }
-namespace avx2 { extern const TierKernels kTierKernels; }
-namespace avx512vnni { extern const TierKernels kTierKernels; }
-namespace neon { extern const TierKernels kTierKernels; }
-namespace neon_dotprod { extern const TierKernels kTierKernels; }
-namespace neon_i8mm { extern const TierKernels kTierKernels; }
 
 }  // namespace cpuml
 

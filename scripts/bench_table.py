@@ -44,6 +44,13 @@ def main():
         for t in threads:
             cells = [fmt(rows.get(f"qgemm/{lib}/{types}/{s}/threads:{t}"), "GOPS") for lib, types in cols]
             print(f"| {s} | {t} | " + " | ".join(cells) + " |")
+    kernels = sorted({n.split("/")[1] for n in rows if n.startswith("qgemm/") and "__" in n.split("/")[1]})
+    if kernels:
+        print("\nEvery registered kernel this CPU runs, u8s8, 1 thread, GOPS (one process):\n")
+        print("| kernel | " + " | ".join(shapes) + " |")
+        print("|---|" + "---|" * len(shapes))
+        for k in kernels:
+            print(f"| {k} | " + " | ".join(fmt(rows.get(f"qgemm/{k}/u8s8/{s}/threads:1"), "GOPS") for s in shapes) + " |")
     peaks = [(n, b) for n, b in rows.items() if n.startswith("isa_peak/")]
     if peaks:
         print("\nInstruction peaks (independent accumulator chains, 1 thread): " +

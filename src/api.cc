@@ -1,7 +1,6 @@
 // The C entry points: argument checks common to every operator, then the operator's own code.
 #include <new>
 
-#include "src/dispatch.h"
 #include "src/operator.h"
 #include "src/status.h"
 
@@ -15,17 +14,16 @@ CPUML_API cpuml_status cpuml_create_operator(const CPUML_OPERATOR_DESC* desc, cp
   if (desc == nullptr) return Fail(CPUML_STATUS_INVALID_ARGUMENT, "cpuml_create_operator: desc must not be NULL");
   if (desc->Desc == nullptr)
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "cpuml_create_operator: desc->Desc must not be NULL");
-  const cpuml::TierKernels& tier = cpuml::ActiveTier();
   cpuml_status status;
   try {
     const int32_t type = cpuml::RawEnum(desc->Type);
     switch (type) {
       case CPUML_OPERATOR_FILL_VALUE_CONSTANT:
       case CPUML_OPERATOR_FILL_VALUE_SEQUENCE:
-        status = cpuml::CreateFillOperator(static_cast<CPUML_OPERATOR_TYPE>(type), desc->Desc, tier, out);
+        status = cpuml::CreateFillOperator(static_cast<CPUML_OPERATOR_TYPE>(type), desc->Desc, out);
         break;
       case CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY:
-        status = cpuml::CreateQuantizedLinearMatrixMultiply(desc->Desc, tier, out);
+        status = cpuml::CreateQuantizedLinearMatrixMultiply(desc->Desc, out);
         break;
       default:
         return Fail(CPUML_STATUS_UNSUPPORTED, "cpuml_create_operator: desc->Type %d is not a supported operator",

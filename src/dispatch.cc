@@ -11,107 +11,106 @@
 #include <sys/auxv.h>
 #endif
 
+#include "kernels/registry.h"
 #include "src/status.h"
 
 namespace cpuml {
 namespace {
 
-struct TierEntry {
-  cpuml_isa isa;
-  const char* name;
-  const TierKernels* kernels;  // NULL when the tier was not built for this target
-  bool (*cpu_supports)();
-};
-
-bool Always() { return true; }
-
-#if defined(__aarch64__)
-constexpr unsigned long kHwcap2I8mm = 1ul << 13;  // HWCAP2_I8MM in <asm/hwcap.h>
-#endif
-
+// Helpers named by the registry's CPU checks.
 #if defined(__x86_64__) || defined(__i386__)
-bool CpuHasSse41() { return cpuinfo_has_x86_sse4_1(); }
-bool CpuHasAvx2() { return cpuinfo_has_x86_avx2() && cpuinfo_has_x86_f16c(); }
+[[maybe_unused]] bool X86Avx2() { return cpuinfo_has_x86_avx2() && cpuinfo_has_x86_f16c(); }
 // cpuinfo's AVX-512 queries include the OS check (XCR0 ZMM state).
-bool CpuHasAvx512Vnni() {
+[[maybe_unused]] bool X86Avx512Core() {
   return cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512cd() && cpuinfo_has_x86_avx512dq() &&
-         cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() &&
-         cpuinfo_has_x86_avx512vnni() && cpuinfo_has_x86_f16c();
+         cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_f16c();
+}
+#endif
+#if defined(__aarch64__)
+// Debian's cpuinfo (2022) has no i8mm query: ask the kernel's hwcaps directly.
+[[maybe_unused]] bool ArmI8mm() {
+  constexpr unsigned long kHwcap2I8mm = 1ul << 13;  // HWCAP2_I8MM in <asm/hwcap.h>
+  return (getauxval(AT_HWCAP2) & kHwcap2I8mm) != 0;
 }
 #endif
 
-#if defined(__aarch64__)
-bool CpuHasNeon() { return cpuinfo_has_arm_neon(); }
-bool CpuHasDotprod() { return cpuinfo_has_arm_neon() && cpuinfo_has_arm_neon_dot(); }
-// Debian's cpuinfo (2022) has no i8mm query: ask the kernel's hwcaps directly.
-bool CpuHasI8mm() { return CpuHasDotprod() && (getauxval(AT_HWCAP2) & kHwcap2I8mm) != 0; }
-#endif
-
-// Ordered lowest first; the dispatch walks it downwards.
-const TierEntry kTiers[] = {
-    {CPUML_ISA_SCALAR, "scalar", &scalar::kTierKernels, Always},
-#if defined(__x86_64__) || defined(__i386__)
-#ifdef CPUML_BUILD_SSE41
-    {CPUML_ISA_SSE41, "sse41", &sse41::kTierKernels, CpuHasSse41},
-#else
-    {CPUML_ISA_SSE41, "sse41", nullptr, CpuHasSse41},
-#endif
-#ifdef CPUML_BUILD_AVX2
-    {CPUML_ISA_AVX2, "avx2", &avx2::kTierKernels, CpuHasAvx2},
-#else
-    {CPUML_ISA_AVX2, "avx2", nullptr, CpuHasAvx2},
-#endif
-#ifdef CPUML_BUILD_AVX512VNNI
-    {CPUML_ISA_AVX512VNNI, "avx512vnni", &avx512vnni::kTierKernels, CpuHasAvx512Vnni},
-#else
-    {CPUML_ISA_AVX512VNNI, "avx512vnni", nullptr, CpuHasAvx512Vnni},
-#endif
-#endif
-#if defined(__aarch64__)
-#ifdef CPUML_BUILD_NEON
-    {CPUML_ISA_NEON, "neon", &neon::kTierKernels, CpuHasNeon},
-#endif
-#ifdef CPUML_BUILD_NEON_DOTPROD
-    {CPUML_ISA_NEON_DOTPROD, "neon_dotprod", &neon_dotprod::kTierKernels, CpuHasDotprod},
-#endif
-#ifdef CPUML_BUILD_NEON_I8MM
-    {CPUML_ISA_NEON_I8MM, "neon_i8mm", &neon_i8mm::kTierKernels, CpuHasI8mm},
-#endif
-#endif
+struct TierEntry {
+  cpuml_isa isa;
+  const char* name;
+  const TierKernels* kernels;
+  bool (*runs_gemm)();
+  bool (*runs_fill)();
 };
 
-const char* const kAllIsaNames[][2] = {
-    {"scalar", "0"}, {"sse41", "1"}, {"avx2", "2"}, {"avx512vnni", "3"},
-    {"neon", "16"}, {"neon_dotprod", "17"}, {"neon_i8mm", "18"},
-};
+// This architecture's tiers, lowest first.
+#define CPUML_TIER_ENTRY(ns, isa, name, arch, gemm_check, fill_check) \
+  CPUML_IF_##arch({isa, name, &ns::kTierKernels, [] { return bool(gemm_check); }, [] { return bool(fill_check); }}, )
+const TierEntry kTiers[] = {CPUML_TIERS(CPUML_TIER_ENTRY)};
+#undef CPUML_TIER_ENTRY
 
-bool ParseIsa(const char* text, cpuml_isa* isa) {
-  for (const auto& entry : kAllIsaNames) {
-    if (strcmp(text, entry[0]) == 0) {
-      *isa = static_cast<cpuml_isa>(atoi(entry[1]));
-      return true;
-    }
+// Every tier of every architecture, for names and caps.
+struct IsaName {
+  cpuml_isa isa;
+  const char* name;
+  bool this_architecture;
+};
+#define CPUML_ISA_NAME(ns, isa, name, arch, gemm_check, fill_check) {isa, name, CPUML_IF_##arch(true ||) false},
+const IsaName kIsaNames[] = {CPUML_TIERS(CPUML_ISA_NAME)};
+#undef CPUML_ISA_NAME
+
+// Fails to compile when a public cpuml_isa value has no registry line (-Wswitch).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+[[maybe_unused]] constexpr bool InRegistry(cpuml_isa isa) {
+  switch (isa) {
+#define CPUML_ISA_CASE(ns, isa, name, arch, gemm_check, fill_check) case isa:
+    CPUML_TIERS(CPUML_ISA_CASE)
+#undef CPUML_ISA_CASE
+    return true;
   }
   return false;
+}
+#pragma GCC diagnostic pop
+
+const IsaName* FindIsa(cpuml_isa isa) {
+  for (const IsaName& entry : kIsaNames)
+    if (entry.isa == isa) return &entry;
+  return nullptr;
 }
 
 // Tier ranks compare within one architecture: the enum's values already order them.
 constexpr int kNoCap = 1 << 30;
 std::atomic<int> g_max_isa{kNoCap};
 
+void ListNames(char* buf, size_t size, bool this_architecture) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (const IsaName& entry : kIsaNames)
+    if (entry.this_architecture == this_architecture && used < size)
+      used += static_cast<size_t>(snprintf(buf + used, size - used, "%s%s", used ? ", " : "", entry.name));
+}
+
 struct Init {
   bool cpuinfo_ok = false;
   Init() {
     cpuinfo_ok = cpuinfo_initialize();
-    if (const char* env = getenv("CPUML_MAX_ISA")) {
-      cpuml_isa isa;
-      if (ParseIsa(env, &isa)) {
-        g_max_isa.store(isa);
+    const char* env = getenv("CPUML_MAX_ISA");
+    if (!env) return;
+    for (const IsaName& entry : kIsaNames) {
+      if (strcmp(env, entry.name) != 0) continue;
+      if (entry.this_architecture) {
+        g_max_isa.store(entry.isa);
       } else {
-        fprintf(stderr, "cpuml: ignoring CPUML_MAX_ISA=%s (expected scalar, sse41, avx2, avx512vnni, neon, "
-                        "neon_dotprod or neon_i8mm)\n", env);
+        char names[160];
+        ListNames(names, sizeof names, true);
+        fprintf(stderr, "cpuml: ignoring CPUML_MAX_ISA=%s: that tier is for another architecture (this one has %s)\n",
+                env, names);
       }
+      return;
     }
+    char names[160];
+    ListNames(names, sizeof names, true);
+    fprintf(stderr, "cpuml: ignoring CPUML_MAX_ISA=%s (expected one of %s)\n", env, names);
   }
 };
 
@@ -120,28 +119,56 @@ const Init& GetInit() {
   return init;
 }
 
-bool Runs(const TierEntry& entry) {
-  if (entry.kernels == nullptr || !entry.kernels->built_with_isa_flags()) return false;
+bool Built(const TierEntry& entry) { return entry.kernels->built_with_isa_flags; }
+
+bool RunsGemm(const TierEntry& entry) {
+  if (!Built(entry)) return false;
   if (entry.isa == CPUML_ISA_SCALAR) return true;
-  return GetInit().cpuinfo_ok && entry.cpu_supports();
+  return GetInit().cpuinfo_ok && entry.runs_gemm();
+}
+
+bool RunsFill(const TierEntry& entry) {
+  if (!Built(entry) || entry.kernels->fill == nullptr) return false;
+  if (entry.isa == CPUML_ISA_SCALAR) return true;
+  return GetInit().cpuinfo_ok && entry.runs_fill();
 }
 
 }  // namespace
 
-const TierKernels& ActiveTier() {
+TierChoice GemmTier() {
   GetInit();
   const int cap = g_max_isa.load();
-  for (size_t i = sizeof kTiers / sizeof kTiers[0]; i-- > 0;) {
-    if (kTiers[i].isa <= cap && Runs(kTiers[i])) return *kTiers[i].kernels;
-  }
-  return scalar::kTierKernels;
+  for (size_t i = sizeof kTiers / sizeof kTiers[0]; i-- > 0;)
+    if (kTiers[i].isa <= cap && RunsGemm(kTiers[i])) return {kTiers[i].isa, kTiers[i].name, kTiers[i].kernels};
+  return {CPUML_ISA_SCALAR, "scalar", &scalar::kTierKernels};
+}
+
+TierChoice FillTier() {
+  GetInit();
+  const int cap = g_max_isa.load();
+  for (size_t i = sizeof kTiers / sizeof kTiers[0]; i-- > 0;)
+    if (kTiers[i].isa <= cap && RunsFill(kTiers[i])) return {kTiers[i].isa, kTiers[i].name, kTiers[i].kernels};
+  return {CPUML_ISA_SCALAR, "scalar", &scalar::kTierKernels};
 }
 
 const TierKernels* SupportedTier(cpuml_isa isa) {
   GetInit();
   for (const TierEntry& entry : kTiers)
-    if (entry.isa == isa && Runs(entry)) return entry.kernels;
+    if (entry.isa == isa && RunsGemm(entry)) return entry.kernels;
   return nullptr;
+}
+
+const TierKernels* SupportedFillTier(cpuml_isa isa) {
+  GetInit();
+  for (const TierEntry& entry : kTiers)
+    if (entry.isa == isa && RunsFill(entry)) return entry.kernels;
+  return nullptr;
+}
+
+const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m) {
+  for (size_t i = 0; i < tier.qgemm_count; ++i)
+    if (m >= tier.qgemm[i]->min_m && m <= tier.qgemm[i]->max_m) return *tier.qgemm[i];
+  return *tier.qgemm[tier.qgemm_count - 1];
 }
 
 size_t LastLevelCacheBytes() {
@@ -160,24 +187,41 @@ size_t LastLevelCacheBytes() {
 
 extern "C" {
 
-CPUML_API cpuml_isa cpuml_get_isa(void) { return cpuml::ActiveTier().isa; }
+CPUML_API cpuml_isa cpuml_get_isa(void) { return cpuml::GemmTier().isa; }
 
 CPUML_API const char* cpuml_isa_name(cpuml_isa isa) {
-  for (const auto& entry : cpuml::kAllIsaNames)
-    if (atoi(entry[1]) == static_cast<int>(isa)) return entry[0];
-  return nullptr;
+  const cpuml::IsaName* entry = cpuml::FindIsa(isa);
+  return entry ? entry->name : nullptr;
 }
 
 CPUML_API int cpuml_is_isa_supported(cpuml_isa isa) { return cpuml::SupportedTier(isa) != nullptr; }
 
 CPUML_API cpuml_status cpuml_set_max_isa(cpuml_isa isa) {
   cpuml::GetInit();
-  if (cpuml_isa_name(isa) == nullptr)
+  const cpuml::IsaName* entry = cpuml::FindIsa(isa);
+  if (entry == nullptr)
     return cpuml::Fail(CPUML_STATUS_INVALID_ARGUMENT, "cpuml_set_max_isa: isa %d is not a cpuml_isa value",
                        static_cast<int>(isa));
+  if (!entry->this_architecture) {
+    char names[160];
+    cpuml::ListNames(names, sizeof names, true);
+    return cpuml::Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                       "cpuml_set_max_isa: isa %s is a tier of another architecture (this one has %s)", entry->name,
+                       names);
+  }
   cpuml::g_max_isa.store(isa);
   cpuml::ClearError();
   return CPUML_STATUS_SUCCESS;
+}
+
+CPUML_API cpuml_isa cpuml_get_max_isa(void) {
+  cpuml::GetInit();
+  const int cap = cpuml::g_max_isa.load();
+  if (cap != cpuml::kNoCap) return static_cast<cpuml_isa>(cap);
+  // No cap: the highest tier of this architecture, which caps nothing.
+  cpuml_isa highest = CPUML_ISA_SCALAR;
+  for (const cpuml::TierEntry& entry : cpuml::kTiers) highest = entry.isa > highest ? entry.isa : highest;
+  return highest;
 }
 
 }  // extern "C"

@@ -1,17 +1,34 @@
-// Picks the kernel tier: built into this library, supported by this CPU and OS, under the cap.
+// Picks the kernels from the registry (kernels/registry.h): built into this library, supported by
+// this CPU and OS, under the cap (cpuml_set_max_isa / CPUML_MAX_ISA).
 #ifndef CPUML_SRC_DISPATCH_H_
 #define CPUML_SRC_DISPATCH_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernels/kernels.h"
 
 namespace cpuml {
 
-// The table operators created now use; never NULL (the scalar tier is always there).
-const TierKernels& ActiveTier();
-// The table for `isa` if it was built and this machine runs it, else NULL.
+struct TierChoice {
+  cpuml_isa isa;
+  const char* name;
+  const TierKernels* kernels;
+};
+
+// The tier whose GEMM kernels operators created now use; never NULL (scalar is always there).
+TierChoice GemmTier();
+// The best tier with fills of its own that the CPU runs, under the same cap: a CPU may have a
+// tier's fill instructions without its GEMM ones.
+TierChoice FillTier();
+// The table for `isa` if it was built and this machine runs its GEMM kernels, else NULL.
 const TierKernels* SupportedTier(cpuml_isa isa);
+// The same for the tier's fills (NULL too when the tier has no fills of its own).
+const TierKernels* SupportedFillTier(cpuml_isa isa);
+
+// The first of the tier's GEMM kernels whose M range holds m (the last one if none does).
+const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m);
+
 // This core's share of the last-level cache, in bytes (outputs larger than this are written
 // with non-temporal stores); a guess if unknown.
 size_t LastLevelCacheBytes();

@@ -23,9 +23,9 @@ constexpr uint64_t kBytesPerTask = 256 * 1024;
 
 class FillOperator final : public cpuml_operator {
  public:
-  FillOperator(const TierKernels& tier, bool sequence, const Tensor& output, CPUML_SCALAR_UNION start,
+  FillOperator(const FillKernels& kernels, bool sequence, const Tensor& output, CPUML_SCALAR_UNION start,
                CPUML_SCALAR_UNION delta)
-      : cpuml_operator(tier), sequence_(sequence), output_(output), start_(start), delta_(delta) {
+      : kernels_(kernels), sequence_(sequence), output_(output), start_(start), delta_(delta) {
     Collapse();
     streaming_ = output_.reach_bytes > LastLevelCacheBytes();
     may_alias_ = MayAlias(output_);
@@ -116,14 +116,15 @@ class FillOperator final : public cpuml_operator {
       const uint64_t n = std::min(end - i, row_length - column);
       void* dst = data + offset * output_.element_size;
       if (sequence_) {
-        tier.fill.sequence_row[type](dst, n, rows_.strides[inner], i, start_, delta_, streaming_);
+        kernels_.sequence_row[type](dst, n, rows_.strides[inner], i, start_, delta_, streaming_);
       } else {
-        tier.fill.constant_row[type](dst, n, rows_.strides[inner], start_, streaming_);
+        kernels_.constant_row[type](dst, n, rows_.strides[inner], start_, streaming_);
       }
       i += n;
     }
   }
 
+  const FillKernels& kernels_;
   const bool sequence_;
   const Tensor output_;
   Tensor rows_;  // output_ with contiguous dimensions merged
@@ -133,8 +134,7 @@ class FillOperator final : public cpuml_operator {
 
 }  // namespace
 
-cpuml_status CreateFillOperator(CPUML_OPERATOR_TYPE type, const void* desc, const TierKernels& tier,
-                                cpuml_operator** out) {
+cpuml_status CreateFillOperator(CPUML_OPERATOR_TYPE type, const void* desc, cpuml_operator** out) {
   const bool sequence = type == CPUML_OPERATOR_FILL_VALUE_SEQUENCE;
   const char* name = sequence ? "FILL_VALUE_SEQUENCE" : "FILL_VALUE_CONSTANT";
   const CPUML_TENSOR_DESC* output_desc;
@@ -169,7 +169,7 @@ cpuml_status CreateFillOperator(CPUML_OPERATOR_TYPE type, const void* desc, cons
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: ValueDataType %s must equal OutputTensor DataType %s", name,
                 value_name, DataTypeName(output.type));
   }
-  *out = new FillOperator(tier, sequence, output, start, delta);
+  *out = new FillOperator(*FillTier().kernels->fill, sequence, output, start, delta);
   return CPUML_STATUS_SUCCESS;
 }
 

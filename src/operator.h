@@ -3,25 +3,22 @@
 #define CPUML_SRC_OPERATOR_H_
 
 #include "cpuml/cpuml.h"
-#include "kernels/kernels.h"
+#include <stdint.h>
 
+// Each operator picks its kernels at create (src/dispatch.h) and keeps them for its life.
 struct cpuml_operator {
-  explicit cpuml_operator(const cpuml::TierKernels& tier) : tier(tier) {}
   virtual ~cpuml_operator() = default;
   virtual uint32_t InputCount() const = 0;
   virtual cpuml_status Initialize(const CPUML_BUFFER_BINDING* inputs, uint32_t input_count) = 0;
   // Counts and array pointers are checked by the caller.
   virtual cpuml_status Execute(const CPUML_BUFFER_BINDING* inputs, const CPUML_BUFFER_BINDING* outputs,
                                pthreadpool_t threadpool) = 0;
-
-  const cpuml::TierKernels& tier;  // fixed at create
 };
 
 namespace cpuml {
 
-cpuml_status CreateFillOperator(CPUML_OPERATOR_TYPE type, const void* desc, const TierKernels& tier,
-                                cpuml_operator** out);
-cpuml_status CreateQuantizedLinearMatrixMultiply(const void* desc, const TierKernels& tier, cpuml_operator** out);
+cpuml_status CreateFillOperator(CPUML_OPERATOR_TYPE type, const void* desc, cpuml_operator** out);
+cpuml_status CreateQuantizedLinearMatrixMultiply(const void* desc, cpuml_operator** out);
 
 }  // namespace cpuml
 

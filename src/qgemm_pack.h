@@ -19,14 +19,21 @@ struct Int8Matrix {
   uint64_t row_stride, col_stride;  // elements
 };
 
+// The packed layouts of one kernel. A packed B panel of nr columns over k elements is
+//   int32 column sums [nr] | data [Groups(k)][nr][kr]
+// and a packed A tile of mr rows is data [Groups(k)][mr][kr], elements of ElementBytes().
 struct PackFormat {
   QGemmPacking packing;
   uint32_t mr, nr, kr;
+
+  static PackFormat Of(const QGemmKernel& kernel) { return {kernel.packing, kernel.mr, kernel.nr, kernel.kr}; }
   size_t ElementBytes() const { return packing == QGemmPacking::kInt16Pairs ? 2 : 1; }
   size_t Groups(size_t k) const { return (k + kr - 1) / kr; }
-  // Bytes of one packed B panel (nr columns) over k elements: column sums then data.
   size_t BPanelBytes(size_t k) const { return nr * sizeof(int32_t) + Groups(k) * nr * kr * ElementBytes(); }
   size_t ATileBytes(size_t k) const { return Groups(k) * mr * kr * ElementBytes(); }
+  // The panel's column sums (QGemmTileParams::col_a), and the data the micro-kernel reads.
+  static const int32_t* PanelColumnSums(const uint8_t* panel) { return reinterpret_cast<const int32_t*>(panel); }
+  const uint8_t* PanelData(const uint8_t* panel) const { return panel + nr * sizeof(int32_t); }
 };
 
 // Packs columns [n0, n0 + nr_valid) and K rows [k0, k0 + k) of B into one panel (columns past

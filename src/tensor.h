@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "cpuml/cpuml.h"
-#include "kernels/scalar/reference.h"
+#include "kernels/common/data_types.h"
 
 namespace cpuml {
 
@@ -26,7 +26,6 @@ struct Tensor {
   uint64_t ElementCount() const;
   // Prepends size-1 dimensions up to `rank` (the matmul's 2-D and 3-D descriptors).
   void PadRankTo(uint32_t new_rank);
-  reference::TensorView View(void* data) const { return {type, rank, sizes, strides, data}; }
 };
 
 // What a tensor member may be; `where` names the operator and the member in messages

@@ -14,23 +14,38 @@ TEST(Api, StatusStrings) {
 }
 
 TEST(Api, IsaControl) {
+  const cpuml_isa uncapped = cpuml_get_max_isa();
   EXPECT_STREQ(cpuml_isa_name(CPUML_ISA_SCALAR), "scalar");
   EXPECT_STREQ(cpuml_isa_name(CPUML_ISA_AVX512VNNI), "avx512vnni");
   EXPECT_STREQ(cpuml_isa_name(CPUML_ISA_NEON_I8MM), "neon_i8mm");
   EXPECT_EQ(cpuml_isa_name(static_cast<cpuml_isa>(7)), nullptr);
   EXPECT_TRUE(cpuml_is_isa_supported(CPUML_ISA_SCALAR));
   EXPECT_EQ(cpuml_set_max_isa(static_cast<cpuml_isa>(7)), CPUML_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(strstr(cpuml_last_error_message(), "cpuml_set_max_isa"), nullptr);
+  EXPECT_STREQ(cpuml_last_error_message(), "cpuml_set_max_isa: isa 7 is not a cpuml_isa value");
+  // A tier of the other architecture is no cap at all: refused, naming this architecture's tiers.
+#if defined(__x86_64__)
+  EXPECT_EQ(cpuml_set_max_isa(CPUML_ISA_NEON), CPUML_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(cpuml_last_error_message(),
+               "cpuml_set_max_isa: isa neon is a tier of another architecture (this one has scalar, sse41, avx2, "
+               "avx512vnni)");
+#elif defined(__aarch64__)
+  EXPECT_EQ(cpuml_set_max_isa(CPUML_ISA_AVX2), CPUML_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(strstr(cpuml_last_error_message(), "isa avx2 is a tier of another architecture"), nullptr);
+#endif
+  EXPECT_EQ(cpuml_get_max_isa(), uncapped);
   ASSERT_EQ(cpuml_set_max_isa(CPUML_ISA_SCALAR), CPUML_STATUS_SUCCESS);
   EXPECT_EQ(cpuml_get_isa(), CPUML_ISA_SCALAR);
-  // A cap above the machine selects the best supported tier below it.
-  ASSERT_EQ(cpuml_set_max_isa(CPUML_ISA_NEON_I8MM), CPUML_STATUS_SUCCESS);
+  EXPECT_EQ(cpuml_get_max_isa(), CPUML_ISA_SCALAR);
+  // The highest tier of this architecture caps nothing: the best supported tier below it.
+  ASSERT_EQ(cpuml_set_max_isa(uncapped), CPUML_STATUS_SUCCESS);
   const cpuml_isa best = cpuml_get_isa();
   EXPECT_TRUE(cpuml_is_isa_supported(best));
-  for (cpuml_isa t : AllTiers())
+  for (cpuml_isa t : AllTiers()) {
+    EXPECT_GE(uncapped, t);
     if (cpuml_is_isa_supported(t)) {
       EXPECT_GE(best, t);
     }
+  }
 }
 
 TEST(Api, NullArguments) {

@@ -17,7 +17,8 @@
 #include <vector>
 
 #include "cpuml/cpuml.h"
-#include "kernels/scalar/reference.h"
+#include "kernels/registry.h"
+#include "tests/reference/reference.h"
 
 namespace cpuml_test {
 
@@ -143,31 +144,35 @@ inline cpuml::reference::TensorView View(const TensorDesc& desc, const std::vect
   return {desc.type(), desc.rank(), desc.sizes().data(), strides.data(), data};
 }
 
-// Tiers of this architecture; tests run once per tier and skip (saying so) where the CPU lacks it.
+// Tiers of this architecture, from the registry; tests run once per tier and skip (saying so)
+// where the CPU lacks it.
 inline std::vector<cpuml_isa> AllTiers() {
-#if defined(__x86_64__)
-  return {CPUML_ISA_SCALAR, CPUML_ISA_SSE41, CPUML_ISA_AVX2, CPUML_ISA_AVX512VNNI};
-#elif defined(__aarch64__)
-  return {CPUML_ISA_SCALAR, CPUML_ISA_NEON, CPUML_ISA_NEON_DOTPROD, CPUML_ISA_NEON_I8MM};
-#else
-  return {CPUML_ISA_SCALAR};
-#endif
+#define CPUML_TEST_TIER(ns, isa, name, arch, gemm_check, fill_check) CPUML_IF_##arch(isa, )
+  return {CPUML_TIERS(CPUML_TEST_TIER)};
+#undef CPUML_TEST_TIER
 }
 
 inline std::string TierName(const testing::TestParamInfo<cpuml_isa>& info) { return cpuml_isa_name(info.param); }
 
-// Base fixture: caps the ISA at the parameter for operators the test creates.
+// Base fixture: caps the ISA at the parameter for operators the test creates, and puts the cap
+// that was in force back afterwards.
 class TierTest : public testing::TestWithParam<cpuml_isa> {
  protected:
   void SetUp() override {
     if (!cpuml_is_isa_supported(GetParam()))
       GTEST_SKIP() << "tier " << cpuml_isa_name(GetParam()) << " is not supported by this CPU or build";
-    previous_ = cpuml_get_isa();
+    previous_cap_ = cpuml_get_max_isa();
+    capped_ = true;
     ASSERT_EQ(cpuml_set_max_isa(GetParam()), CPUML_STATUS_SUCCESS);
     ASSERT_EQ(cpuml_get_isa(), GetParam());
   }
-  void TearDown() override { cpuml_set_max_isa(CPUML_ISA_NEON_I8MM); }
-  cpuml_isa previous_ = CPUML_ISA_SCALAR;
+  void TearDown() override {
+    if (capped_) {
+      EXPECT_EQ(cpuml_set_max_isa(previous_cap_), CPUML_STATUS_SUCCESS);
+    }
+  }
+  cpuml_isa previous_cap_ = CPUML_ISA_SCALAR;
+  bool capped_ = false;
 };
 
 // CPUML_TEST_SWEEP=reduced shrinks random sweeps for emulated runs (every tile remainder stays).

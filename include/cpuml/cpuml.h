@@ -214,8 +214,14 @@ CPUML_API const char* cpuml_isa_name(cpuml_isa isa); /* "scalar", "avx2", ...; N
 /* Nonzero if `isa` was built into this library and this CPU and OS can run it. */
 CPUML_API int cpuml_is_isa_supported(cpuml_isa isa);
 /* Caps the tier for operators created afterwards (existing operators keep theirs). A cap above
- * what the machine supports selects the best supported tier below it. */
+ * what the machine supports selects the best supported tier below it. A tier of another
+ * architecture (neon on x86) is CPUML_STATUS_INVALID_ARGUMENT, and so is CPUML_MAX_ISA naming one
+ * (reported on stderr and ignored). */
 CPUML_API cpuml_status cpuml_set_max_isa(cpuml_isa isa);
+/* The cap now in force: the last cpuml_set_max_isa or CPUML_MAX_ISA value, or, with none, the
+ * highest tier of this architecture (which caps nothing). Passing it back to cpuml_set_max_isa
+ * restores the cap. */
+CPUML_API cpuml_isa cpuml_get_max_isa(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -6,15 +6,44 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include <xsimd/xsimd.hpp>
+
 #include "kernels/kernels.h"
 #include "kernels/row_count.h"
+
+#define CPUML_TIER avx2
+#define CPUML_XSIMD_ARCH xsimd::avx2
+
+namespace cpuml {
+namespace avx2 {
+namespace {
+
+inline void CpuStoreLowBytes(uint8_t* out, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>& q, size_t count) {
+  // Low bytes to the bottom of each 128-bit lane, then the two lanes' first words together.
+  const __m256i picked = _mm256_shuffle_epi8(q, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                                                 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+  const __m128i bytes = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(picked, _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1)));
+  if (count == 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), bytes);
+  } else {
+    alignas(16) uint8_t row[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(row), bytes);
+    memcpy(out, row, count);
+  }
+}
+
+}  // namespace
+}  // namespace avx2
+}  // namespace cpuml
+
+#include "kernels/requantize_xsimd.inl"
 
 namespace cpuml {
 namespace avx2 {
 
 namespace {
 
-constexpr size_t kMr = 4, kNr = 16;
+constexpr size_t kMr = 4, kNr = 16, kKr = 2;
 
 // The dot products of the tile's first kRows rows (the packed A tile always has kMr rows).
 template <size_t kRows>
@@ -40,55 +69,19 @@ void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile
 
 }  // namespace
 
-void qgemm_x16_4x16c2__avx2(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+static void qgemm_x16_4x16c2__avx2(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
                             const QGemmTileParams* p) {
   const int32_t* a = static_cast<const int32_t*>(a_packed);
   const __m256i* b = static_cast<const __m256i*>(b_packed);
   alignas(32) int32_t tile[kMr][kNr];
   WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
-
-  for (size_t i = 0; i < mr; ++i) {
-    __m256i v[2];
-    for (int h = 0; h < 2; ++h) {
-      v[h] = _mm256_load_si256(reinterpret_cast<const __m256i*>(tile[i] + 8 * h));
-      if (p->col_a)
-        v[h] = _mm256_add_epi32(v[h], _mm256_mullo_epi32(_mm256_set1_epi32(p->row_a[i]),
-                                                         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p->col_a + 8 * h))));
-      if (p->col_b)
-        v[h] = _mm256_add_epi32(v[h], _mm256_mullo_epi32(_mm256_set1_epi32(p->row_b[i]),
-                                                         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p->col_b + 8 * h))));
-    }
-    if (p->acc_out) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p->acc_out + i * kNr), v[0]);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p->acc_out + i * kNr + 8), v[1]);
-      continue;
-    }
-    const __m256 a_scale = _mm256_set1_ps(p->a_scale[i]), out_scale = _mm256_set1_ps(p->out_scale[i]);
-    const __m256 lo = _mm256_set1_ps(p->out_min[i]), hi = _mm256_set1_ps(p->out_max[i]);
-    const __m256i zero_point = _mm256_set1_epi32(p->out_zero_point[i]);
-    __m256i q[2];
-    for (int h = 0; h < 2; ++h) {
-      const __m256 multiplier =
-          p->multiplier ? _mm256_loadu_ps(p->multiplier + 8 * h)
-                        : _mm256_div_ps(_mm256_mul_ps(a_scale, _mm256_loadu_ps(p->b_scale + 8 * h)), out_scale);
-      __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(v[h]), multiplier);
-      y = _mm256_min_ps(_mm256_max_ps(y, lo), hi);  // max(y, lo) is lo for NaN y
-      q[h] = _mm256_add_epi32(_mm256_cvtps_epi32(y), zero_point);
-    }
-    // Values are in the output range already, so the saturating packs only narrow.
-    const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(q[0], q[1]), 0xD8);
-    const __m128i lo_words = _mm256_castsi256_si128(words), hi_words = _mm256_extracti128_si256(words, 1);
-    const __m128i bytes = p->out_signed ? _mm_packs_epi16(lo_words, hi_words) : _mm_packus_epi16(lo_words, hi_words);
-    uint8_t* out = static_cast<uint8_t*>(p->out) + i * p->out_row_stride;
-    if (nr == kNr) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
-    } else {
-      alignas(16) uint8_t row[kNr];
-      _mm_store_si128(reinterpret_cast<__m128i*>(row), bytes);
-      memcpy(out, row, nr);
-    }
-  }
+  RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }
+
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_x16_4x16c2__avx2;
+const QGemmKernel kQGemm_x16_4x16c2__avx2 = {"qgemm_x16_4x16c2__avx2", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x16c2__avx2};
 
 }  // namespace avx2
 }  // namespace cpuml

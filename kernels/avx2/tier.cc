@@ -1,26 +1,21 @@
+// The avx2 tier's table: what kernels/registry.h lists for it.
 #include "kernels/kernels.h"
 
 namespace cpuml {
 namespace avx2 {
 
 extern const FillKernels kFillKernels;
-void qgemm_x16_4x16c2__avx2(size_t, size_t, size_t, const void*, const void*, const QGemmTileParams*);
+extern const QGemmKernel kQGemm_x16_4x16c2__avx2;
 
-// Dispatch refuses the tier if this TU was not built with its flags.
-static bool BuiltWithIsaFlags() {
 #if defined(__AVX2__) && defined(__F16C__)
-  return true;
+constexpr bool kBuiltWithIsaFlags = true;
 #else
-  return false;
+constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
 #endif
-}
 
-const TierKernels kTierKernels = {
-    CPUML_ISA_AVX2,
-    BuiltWithIsaFlags,
-    kFillKernels,
-    {"qgemm_x16_4x16c2__avx2", 4, 16, 2, QGemmPacking::kInt16Pairs, qgemm_x16_4x16c2__avx2},
-};
+const QGemmKernel* const kQGemmKernels[] = {&kQGemm_x16_4x16c2__avx2};
+extern const TierKernels kTierKernels;
+const TierKernels kTierKernels = {kBuiltWithIsaFlags, &kFillKernels, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
 
 }  // namespace avx2
 }  // namespace cpuml

@@ -5,7 +5,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/kernels.h"
-#include "kernels/scalar/reference.h"
+#include "kernels/common/half.h"
 
 #define CPUML_TIER avx512vnni
 #define CPUML_XSIMD_ARCH xsimd::avx512bw

@@ -4,16 +4,37 @@
 // intermediate, so it is exact. s8 A and u8 B are shifted into its domain at packing; the
 // row/column terms of the epilogue undo the shifts (src/qgemm_pack.cc).
 #include <immintrin.h>
+#include <string.h>
+
+#include <xsimd/xsimd.hpp>
 
 #include "kernels/kernels.h"
 #include "kernels/row_count.h"
+
+#define CPUML_TIER avx512vnni
+#define CPUML_XSIMD_ARCH xsimd::avx512bw
+
+namespace cpuml {
+namespace avx512vnni {
+namespace {
+
+inline void CpuStoreLowBytes(uint8_t* out, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>& q, size_t count) {
+  const __mmask16 mask = static_cast<__mmask16>(count >= 16 ? 0xFFFFu : (1u << count) - 1u);
+  _mm_mask_storeu_epi8(out, mask, _mm512_cvtepi32_epi8(q));
+}
+
+}  // namespace
+}  // namespace avx512vnni
+}  // namespace cpuml
+
+#include "kernels/requantize_xsimd.inl"
 
 namespace cpuml {
 namespace avx512vnni {
 
 namespace {
 
-constexpr size_t kMr = 8, kNr = 32;
+constexpr size_t kMr = 8, kNr = 32, kKr = 4;
 
 // The dot products of the tile's first kRows rows (the packed A tile always has kMr rows):
 // a short edge tile or a small M costs only its own rows.
@@ -70,47 +91,19 @@ void DotRows<1>(size_t k_groups, const int32_t* a, const __m512i* b, int32_t (*t
 
 }  // namespace
 
-void qgemm_u8s8_8x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+static void qgemm_u8s8_8x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
                                    const QGemmTileParams* p) {
   const int32_t* a = static_cast<const int32_t*>(a_packed);
   const __m512i* b = static_cast<const __m512i*>(b_packed);
   alignas(64) int32_t tile[kMr][kNr];
   WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
-
-  const __mmask16 store_mask[2] = {
-      static_cast<__mmask16>(nr >= 16 ? 0xFFFFu : (1u << nr) - 1u),
-      static_cast<__mmask16>(nr >= 32 ? 0xFFFFu : nr <= 16 ? 0u : (1u << (nr - 16)) - 1u)};
-  for (size_t i = 0; i < mr; ++i) {
-    __m512i v[2];
-    for (int h = 0; h < 2; ++h) {
-      v[h] = _mm512_load_si512(tile[i] + 16 * h);
-      if (p->col_a)
-        v[h] = _mm512_add_epi32(v[h], _mm512_mullo_epi32(_mm512_set1_epi32(p->row_a[i]), _mm512_loadu_si512(p->col_a + 16 * h)));
-      if (p->col_b)
-        v[h] = _mm512_add_epi32(v[h], _mm512_mullo_epi32(_mm512_set1_epi32(p->row_b[i]), _mm512_loadu_si512(p->col_b + 16 * h)));
-    }
-    if (p->acc_out) {
-      _mm512_storeu_si512(p->acc_out + i * kNr, v[0]);
-      _mm512_storeu_si512(p->acc_out + i * kNr + 16, v[1]);
-      continue;
-    }
-    const __m512 a_scale = _mm512_set1_ps(p->a_scale[i]), out_scale = _mm512_set1_ps(p->out_scale[i]);
-    const __m512 lo = _mm512_set1_ps(p->out_min[i]), hi = _mm512_set1_ps(p->out_max[i]);
-    const __m512i zero_point = _mm512_set1_epi32(p->out_zero_point[i]);
-    uint8_t* out = static_cast<uint8_t*>(p->out) + i * p->out_row_stride;
-    for (int h = 0; h < 2; ++h) {
-      const __m512 multiplier =
-          p->multiplier ? _mm512_loadu_ps(p->multiplier + 16 * h)
-                        : _mm512_div_ps(_mm512_mul_ps(a_scale, _mm512_loadu_ps(p->b_scale + 16 * h)), out_scale);
-      __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(v[h]), multiplier);
-      y = _mm512_min_ps(_mm512_max_ps(y, lo), hi);  // max(y, lo) is lo for NaN y
-      const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(y), zero_point);
-      // In range already: the saturating narrowing only narrows.
-      const __m128i bytes = p->out_signed ? _mm512_cvtsepi32_epi8(q) : _mm512_cvtusepi32_epi8(q);
-      _mm_mask_storeu_epi8(out + 16 * h, store_mask[h], bytes);
-    }
-  }
+  RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }
+
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni;
+const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni = {"qgemm_u8s8_8x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_8x32c4__avx512vnni};
 
 }  // namespace avx512vnni
 }  // namespace cpuml

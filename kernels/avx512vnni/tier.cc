@@ -1,26 +1,21 @@
+// The avx512vnni tier's table: what kernels/registry.h lists for it.
 #include "kernels/kernels.h"
 
 namespace cpuml {
 namespace avx512vnni {
 
 extern const FillKernels kFillKernels;
-void qgemm_u8s8_8x32c4__avx512vnni(size_t, size_t, size_t, const void*, const void*, const QGemmTileParams*);
+extern const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni;
 
-// Dispatch refuses the tier if this TU was not built with its flags.
-static bool BuiltWithIsaFlags() {
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__F16C__)
-  return true;
+constexpr bool kBuiltWithIsaFlags = true;
 #else
-  return false;
+constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
 #endif
-}
 
-const TierKernels kTierKernels = {
-    CPUML_ISA_AVX512VNNI,
-    BuiltWithIsaFlags,
-    kFillKernels,
-    {"qgemm_u8s8_8x32c4__avx512vnni", 8, 32, 4, QGemmPacking::kU8S8, qgemm_u8s8_8x32c4__avx512vnni},
-};
+const QGemmKernel* const kQGemmKernels[] = {&kQGemm_u8s8_8x32c4__avx512vnni};
+extern const TierKernels kTierKernels;
+const TierKernels kTierKernels = {kBuiltWithIsaFlags, &kFillKernels, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
 
 }  // namespace avx512vnni
 }  // namespace cpuml

@@ -12,7 +12,7 @@ namespace cpuml {
 namespace neon {
 namespace {
 
-constexpr size_t kMr = 4, kNr = 8;
+constexpr size_t kMr = 4, kNr = 8, kKr = 2;
 
 template <size_t kRows>
 void DotRows(size_t k_groups, const int32_t* a, const int16_t* b, int32_t (*tile)[kNr]) {
@@ -38,7 +38,7 @@ void DotRows(size_t k_groups, const int32_t* a, const int16_t* b, int32_t (*tile
 
 }  // namespace
 
-void qgemm_x16_4x8c2__neon(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+static void qgemm_x16_4x8c2__neon(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
                            const QGemmTileParams* p) {
   const int32_t* a = static_cast<const int32_t*>(a_packed);
   const int16_t* b = static_cast<const int16_t*>(b_packed);
@@ -46,6 +46,11 @@ void qgemm_x16_4x8c2__neon(size_t mr, size_t nr, size_t k_groups, const void* a_
   WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
   RequantizeTile(&tile[0][0], mr, nr, p);
 }
+
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_x16_4x8c2__neon;
+const QGemmKernel kQGemm_x16_4x8c2__neon = {"qgemm_x16_4x8c2__neon", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x8c2__neon};
 
 }  // namespace neon
 }  // namespace cpuml

@@ -1,26 +1,21 @@
+// The neon tier's table: what kernels/registry.h lists for it.
 #include "kernels/kernels.h"
 
 namespace cpuml {
-
 namespace neon {
+
 extern const FillKernels kFillKernels;
-void qgemm_x16_4x8c2__neon(size_t, size_t, size_t, const void*, const void*, const QGemmTileParams*);
+extern const QGemmKernel kQGemm_x16_4x8c2__neon;
 
-// Dispatch refuses the tier if this TU was not built with its flags.
-static bool BuiltWithIsaFlags() {
 #if defined(__ARM_NEON)
-  return true;
+constexpr bool kBuiltWithIsaFlags = true;
 #else
-  return false;
+constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
 #endif
-}
 
-const TierKernels kTierKernels = {
-    CPUML_ISA_NEON,
-    BuiltWithIsaFlags,
-    kFillKernels,
-    {"qgemm_x16_4x8c2__neon", 4, 8, 2, QGemmPacking::kInt16Pairs, qgemm_x16_4x8c2__neon},
-};
+const QGemmKernel* const kQGemmKernels[] = {&kQGemm_x16_4x8c2__neon};
+extern const TierKernels kTierKernels;
+const TierKernels kTierKernels = {kBuiltWithIsaFlags, &kFillKernels, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
 
 }  // namespace neon
 }  // namespace cpuml

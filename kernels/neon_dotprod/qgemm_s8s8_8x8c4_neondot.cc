@@ -12,7 +12,7 @@ namespace cpuml {
 namespace neon_dotprod {
 namespace {
 
-constexpr size_t kMr = 8, kNr = 8;
+constexpr size_t kMr = 8, kNr = 8, kKr = 4;
 
 template <size_t kRows>
 void DotRows(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[kNr]) {
@@ -39,7 +39,7 @@ void DotRows(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[
 
 }  // namespace
 
-void qgemm_s8s8_8x8c4__neondot(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+static void qgemm_s8s8_8x8c4__neondot(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
                                const QGemmTileParams* p) {
   const int8_t* a = static_cast<const int8_t*>(a_packed);
   const int8_t* b = static_cast<const int8_t*>(b_packed);
@@ -47,6 +47,11 @@ void qgemm_s8s8_8x8c4__neondot(size_t mr, size_t nr, size_t k_groups, const void
   WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
   neon::RequantizeTile(&tile[0][0], mr, nr, p);
 }
+
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_s8s8_8x8c4__neondot;
+const QGemmKernel kQGemm_s8s8_8x8c4__neondot = {"qgemm_s8s8_8x8c4__neondot", kMr, kNr, kKr, QGemmPacking::kS8S8, 1, UINT32_MAX, qgemm_s8s8_8x8c4__neondot};
 
 }  // namespace neon_dotprod
 }  // namespace cpuml

@@ -1,27 +1,21 @@
+// The neon_dotprod tier's table: what kernels/registry.h lists for it.
 #include "kernels/kernels.h"
 
 namespace cpuml {
-namespace neon { extern const FillKernels kFillKernels; }
 namespace neon_dotprod {
 
-void qgemm_s8s8_8x8c4__neondot(size_t, size_t, size_t, const void*, const void*, const QGemmTileParams*);
+extern const QGemmKernel kQGemm_s8s8_8x8c4__neondot;
 
-// Dispatch refuses the tier if this TU was not built with its flags.
-static bool BuiltWithIsaFlags() {
 #if defined(__ARM_FEATURE_DOTPROD)
-  return true;
+constexpr bool kBuiltWithIsaFlags = true;
 #else
-  return false;
+constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
 #endif
-}
 
-// Fills gain nothing from dot-product instructions: this tier uses the baseline NEON fills.
-const TierKernels kTierKernels = {
-    CPUML_ISA_NEON_DOTPROD,
-    BuiltWithIsaFlags,
-    neon::kFillKernels,
-    {"qgemm_s8s8_8x8c4__neondot", 8, 8, 4, QGemmPacking::kS8S8, qgemm_s8s8_8x8c4__neondot},
-};
+const QGemmKernel* const kQGemmKernels[] = {&kQGemm_s8s8_8x8c4__neondot};
+// Fills gain nothing from this tier's instructions: the NEON baseline's serve.
+extern const TierKernels kTierKernels;
+const TierKernels kTierKernels = {kBuiltWithIsaFlags, nullptr, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
 
 }  // namespace neon_dotprod
 }  // namespace cpuml

@@ -14,7 +14,7 @@ namespace cpuml {
 namespace neon_i8mm {
 namespace {
 
-constexpr size_t kMr = 8, kNr = 8;
+constexpr size_t kMr = 8, kNr = 8, kKr = 8;
 
 template <size_t kRowPairs>
 void DotRowPairs(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[kNr]) {
@@ -40,7 +40,7 @@ void DotRowPairs(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*ti
 
 }  // namespace
 
-void qgemm_s8s8_8x8c8__neoni8mm(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+static void qgemm_s8s8_8x8c8__neoni8mm(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
                                 const QGemmTileParams* p) {
   const int8_t* a = static_cast<const int8_t*>(a_packed);
   const int8_t* b = static_cast<const int8_t*>(b_packed);
@@ -48,6 +48,11 @@ void qgemm_s8s8_8x8c8__neoni8mm(size_t mr, size_t nr, size_t k_groups, const voi
   WithRowCount<kMr / 2>((mr + 1) / 2, [&](auto rows) { DotRowPairs<decltype(rows)::value>(k_groups, a, b, tile); });
   neon::RequantizeTile(&tile[0][0], mr, nr, p);
 }
+
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_s8s8_8x8c8__neoni8mm;
+const QGemmKernel kQGemm_s8s8_8x8c8__neoni8mm = {"qgemm_s8s8_8x8c8__neoni8mm", kMr, kNr, kKr, QGemmPacking::kS8S8, 1, UINT32_MAX, qgemm_s8s8_8x8c8__neoni8mm};
 
 }  // namespace neon_i8mm
 }  // namespace cpuml

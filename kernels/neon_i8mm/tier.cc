@@ -1,27 +1,21 @@
+// The neon_i8mm tier's table: what kernels/registry.h lists for it.
 #include "kernels/kernels.h"
 
 namespace cpuml {
-namespace neon { extern const FillKernels kFillKernels; }
 namespace neon_i8mm {
 
-void qgemm_s8s8_8x8c8__neoni8mm(size_t, size_t, size_t, const void*, const void*, const QGemmTileParams*);
+extern const QGemmKernel kQGemm_s8s8_8x8c8__neoni8mm;
 
-// Dispatch refuses the tier if this TU was not built with its flags.
-static bool BuiltWithIsaFlags() {
 #if defined(__ARM_FEATURE_MATMUL_INT8)
-  return true;
+constexpr bool kBuiltWithIsaFlags = true;
 #else
-  return false;
+constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
 #endif
-}
 
-// Fills gain nothing from dot-product instructions: this tier uses the baseline NEON fills.
-const TierKernels kTierKernels = {
-    CPUML_ISA_NEON_I8MM,
-    BuiltWithIsaFlags,
-    neon::kFillKernels,
-    {"qgemm_s8s8_8x8c8__neoni8mm", 8, 8, 8, QGemmPacking::kS8S8, qgemm_s8s8_8x8c8__neoni8mm},
-};
+const QGemmKernel* const kQGemmKernels[] = {&kQGemm_s8s8_8x8c8__neoni8mm};
+// Fills gain nothing from this tier's instructions: the NEON baseline's serve.
+extern const TierKernels kTierKernels;
+const TierKernels kTierKernels = {kBuiltWithIsaFlags, nullptr, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
 
 }  // namespace neon_i8mm
 }  // namespace cpuml

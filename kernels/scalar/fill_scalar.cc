@@ -1,8 +1,8 @@
 // Scalar fills: the fallback tier for CPUs below SSE4.1 (and any architecture).
 #include <string.h>
 
+#include "kernels/common/half.h"
 #include "kernels/kernels.h"
-#include "kernels/scalar/reference.h"
 
 namespace cpuml {
 namespace scalar {

@@ -11,7 +11,7 @@ namespace scalar {
 
 constexpr size_t kMr = 4, kNr = 4, kKr = 2;
 
-void qgemm_x16_4x4c2__scalar(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+static void qgemm_x16_4x4c2__scalar(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
                              const QGemmTileParams* p) {
   const int16_t* a = static_cast<const int16_t*>(a_packed);
   const int16_t* b = static_cast<const int16_t*>(b_packed);
@@ -39,6 +39,11 @@ void qgemm_x16_4x4c2__scalar(size_t mr, size_t nr, size_t k_groups, const void* 
     }
   }
 }
+
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_x16_4x4c2__scalar;
+const QGemmKernel kQGemm_x16_4x4c2__scalar = {"qgemm_x16_4x4c2__scalar", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x4c2__scalar};
 
 }  // namespace scalar
 }  // namespace cpuml

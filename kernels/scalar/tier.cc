@@ -1,19 +1,21 @@
+// The scalar tier's table: what kernels/registry.h lists for it.
 #include "kernels/kernels.h"
 
 namespace cpuml {
 namespace scalar {
 
 extern const FillKernels kFillKernels;
-void qgemm_x16_4x4c2__scalar(size_t, size_t, size_t, const void*, const void*, const QGemmTileParams*);
+extern const QGemmKernel kQGemm_x16_4x4c2__scalar;
 
-static bool BuiltWithIsaFlags() { return true; }
+#if true
+constexpr bool kBuiltWithIsaFlags = true;
+#else
+constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
+#endif
 
-const TierKernels kTierKernels = {
-    CPUML_ISA_SCALAR,
-    BuiltWithIsaFlags,
-    kFillKernels,
-    {"qgemm_x16_4x4c2__scalar", 4, 4, 2, QGemmPacking::kInt16Pairs, qgemm_x16_4x4c2__scalar},
-};
+const QGemmKernel* const kQGemmKernels[] = {&kQGemm_x16_4x4c2__scalar};
+extern const TierKernels kTierKernels;
+const TierKernels kTierKernels = {kBuiltWithIsaFlags, &kFillKernels, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
 
 }  // namespace scalar
 }  // namespace cpuml

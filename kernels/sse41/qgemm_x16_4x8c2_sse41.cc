@@ -3,15 +3,36 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include <xsimd/xsimd.hpp>
+
 #include "kernels/kernels.h"
 #include "kernels/row_count.h"
+
+#define CPUML_TIER sse41
+#define CPUML_XSIMD_ARCH xsimd::sse4_1
+
+namespace cpuml {
+namespace sse41 {
+namespace {
+
+inline void CpuStoreLowBytes(uint8_t* out, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>& q, size_t count) {
+  const __m128i bytes = _mm_shuffle_epi8(q, _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+  const uint32_t word = static_cast<uint32_t>(_mm_cvtsi128_si32(bytes));
+  memcpy(out, &word, count);
+}
+
+}  // namespace
+}  // namespace sse41
+}  // namespace cpuml
+
+#include "kernels/requantize_xsimd.inl"
 
 namespace cpuml {
 namespace sse41 {
 
 namespace {
 
-constexpr size_t kMr = 4, kNr = 8;
+constexpr size_t kMr = 4, kNr = 8, kKr = 2;
 
 // The dot products of the tile's first kRows rows (the packed A tile always has kMr rows).
 template <size_t kRows>
@@ -37,52 +58,19 @@ void DotRows(size_t k_groups, const int32_t* a, const __m128i* b, int32_t (*tile
 
 }  // namespace
 
-void qgemm_x16_4x8c2__sse41(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+static void qgemm_x16_4x8c2__sse41(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
                             const QGemmTileParams* p) {
   const int32_t* a = static_cast<const int32_t*>(a_packed);
   const __m128i* b = static_cast<const __m128i*>(b_packed);
   alignas(32) int32_t tile[kMr][kNr];
   WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
-
-  for (size_t i = 0; i < mr; ++i) {
-    __m128i v[2];
-    for (int h = 0; h < 2; ++h) {
-      v[h] = _mm_load_si128(reinterpret_cast<const __m128i*>(tile[i] + 4 * h));
-      if (p->col_a)
-        v[h] = _mm_add_epi32(v[h], _mm_mullo_epi32(_mm_set1_epi32(p->row_a[i]),
-                                                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(p->col_a + 4 * h))));
-      if (p->col_b)
-        v[h] = _mm_add_epi32(v[h], _mm_mullo_epi32(_mm_set1_epi32(p->row_b[i]),
-                                                   _mm_loadu_si128(reinterpret_cast<const __m128i*>(p->col_b + 4 * h))));
-    }
-    if (p->acc_out) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p->acc_out + i * kNr), v[0]);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p->acc_out + i * kNr + 4), v[1]);
-      continue;
-    }
-    const __m128 a_scale = _mm_set1_ps(p->a_scale[i]), out_scale = _mm_set1_ps(p->out_scale[i]);
-    const __m128 lo = _mm_set1_ps(p->out_min[i]), hi = _mm_set1_ps(p->out_max[i]);
-    const __m128i zero_point = _mm_set1_epi32(p->out_zero_point[i]);
-    __m128i q[2];
-    for (int h = 0; h < 2; ++h) {
-      const __m128 multiplier = p->multiplier ? _mm_loadu_ps(p->multiplier + 4 * h)
-                                              : _mm_div_ps(_mm_mul_ps(a_scale, _mm_loadu_ps(p->b_scale + 4 * h)), out_scale);
-      __m128 y = _mm_mul_ps(_mm_cvtepi32_ps(v[h]), multiplier);
-      y = _mm_min_ps(_mm_max_ps(y, lo), hi);  // max(y, lo) is lo for NaN y
-      q[h] = _mm_add_epi32(_mm_cvtps_epi32(y), zero_point);
-    }
-    const __m128i words = _mm_packs_epi32(q[0], q[1]);
-    const __m128i bytes = p->out_signed ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
-    uint8_t* out = static_cast<uint8_t*>(p->out) + i * p->out_row_stride;
-    if (nr == kNr) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(out), bytes);
-    } else {
-      alignas(16) uint8_t row[16];
-      _mm_store_si128(reinterpret_cast<__m128i*>(row), bytes);
-      memcpy(out, row, nr);
-    }
-  }
+  RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }
+
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_x16_4x8c2__sse41;
+const QGemmKernel kQGemm_x16_4x8c2__sse41 = {"qgemm_x16_4x8c2__sse41", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x8c2__sse41};
 
 }  // namespace sse41
 }  // namespace cpuml

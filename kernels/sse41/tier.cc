@@ -1,26 +1,21 @@
+// The sse41 tier's table: what kernels/registry.h lists for it.
 #include "kernels/kernels.h"
 
 namespace cpuml {
 namespace sse41 {
 
 extern const FillKernels kFillKernels;
-void qgemm_x16_4x8c2__sse41(size_t, size_t, size_t, const void*, const void*, const QGemmTileParams*);
+extern const QGemmKernel kQGemm_x16_4x8c2__sse41;
 
-// Dispatch refuses the tier if this TU was not built with its flags.
-static bool BuiltWithIsaFlags() {
 #if defined(__SSE4_1__)
-  return true;
+constexpr bool kBuiltWithIsaFlags = true;
 #else
-  return false;
+constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
 #endif
-}
 
-const TierKernels kTierKernels = {
-    CPUML_ISA_SSE41,
-    BuiltWithIsaFlags,
-    kFillKernels,
-    {"qgemm_x16_4x8c2__sse41", 4, 8, 2, QGemmPacking::kInt16Pairs, qgemm_x16_4x8c2__sse41},
-};
+const QGemmKernel* const kQGemmKernels[] = {&kQGemm_x16_4x8c2__sse41};
+extern const TierKernels kTierKernels;
+const TierKernels kTierKernels = {kBuiltWithIsaFlags, &kFillKernels, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
 
 }  // namespace sse41
 }  // namespace cpuml

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "cpuml/cpuml.h"
-#include "kernels/scalar/reference.h"
+#include "tests/reference/reference.h"
 
 // Outcomes over all inputs run so far (corpus_replay.cc prints them).
 struct FuzzStats {

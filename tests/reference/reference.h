@@ -1,23 +1,17 @@
 // The scalar reference: plain, obviously correct loops that define cpuml's results. It is the
-// oracle of every conformance test and shares no code with the fast paths except the half
-// conversions below. Compiled with -ffp-contract=off, like the whole library.
-#ifndef CPUML_KERNELS_SCALAR_REFERENCE_H_
-#define CPUML_KERNELS_SCALAR_REFERENCE_H_
+// oracle of every test and is not part of the library; it shares only the half conversions
+// (kernels/common/half.h) with the fast paths. Compiled with -ffp-contract=off.
+#ifndef CPUML_TESTS_REFERENCE_REFERENCE_H_
+#define CPUML_TESTS_REFERENCE_REFERENCE_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cpuml/cpuml.h"
+#include "kernels/common/data_types.h"
+#include "kernels/common/half.h"
 
 namespace cpuml {
-
-// IEEE binary16 <-> binary32. FloatToHalf rounds to nearest even; NaNs stay NaN (quieted, top
-// payload bits kept), as F16C's vcvtps2ph does.
-float HalfToFloat(uint16_t h);
-uint16_t FloatToHalf(float f);
-
-size_t DataTypeSize(CPUML_TENSOR_DATA_TYPE type);
-
 namespace reference {
 
 // A strided view: element (i0..i{rank-1}) lives at data + sum(i_d * strides[d]) elements.
@@ -46,4 +40,4 @@ void QuantizedLinearMatrixMultiply(const QLinearMatMulArgs& args);
 }  // namespace reference
 }  // namespace cpuml
 
-#endif  // CPUML_KERNELS_SCALAR_REFERENCE_H_
+#endif  // CPUML_TESTS_REFERENCE_REFERENCE_H_

@@ -1,0 +1,50 @@
+// The x86 tiers' requantization epilogue (QGemmTileParams in kernels/kernels.h), written once
+// over xsimd and instantiated by each tier's micro-kernel TU, like kernels/fill_xsimd.inl.
+//
+// Not a header: a tier TU includes it after <xsimd/xsimd.hpp> and after defining
+//   CPUML_TIER                   the tier namespace, so every instantiation is the tier's own
+//   CPUML_XSIMD_ARCH             the xsimd architecture tag
+//   CpuStoreLowBytes(p, q, n)    stores the low byte of each of the first n lanes of q at p
+// It defines cpuml::CPUML_TIER::RequantizeTile<kTileColumns>.
+
+namespace cpuml {
+namespace CPUML_TIER {
+namespace {
+
+// Finishes the first mr x nr entries of a tile of dot products (row stride kTileColumns, 64-byte
+// aligned rows) per QGemmTileParams: row and column terms, then the documented formula.
+template <size_t kTileColumns>
+void RequantizeTile(const int32_t* tile, size_t mr, size_t nr, const QGemmTileParams* p) {
+  using Int = xsimd::batch<int32_t, CPUML_XSIMD_ARCH>;
+  using Float = xsimd::batch<float, CPUML_XSIMD_ARCH>;
+  constexpr size_t kLanes = Int::size;
+  static_assert(kTileColumns % kLanes == 0, "a tile row is whole vectors");
+  for (size_t i = 0; i < mr; ++i) {
+    const int32_t* row = tile + i * kTileColumns;
+    const Int row_a(p->row_a[i]), row_b(p->row_b[i]);
+    const Float a_scale(p->a_scale[i]), out_scale(p->out_scale[i]), lo(p->out_min[i]), hi(p->out_max[i]);
+    const Int zero_point(p->out_zero_point[i]);
+    uint8_t* out = static_cast<uint8_t*>(p->out) + i * p->out_row_stride;
+    for (size_t j = 0; j < kTileColumns && j < nr; j += kLanes) {
+      Int acc = Int::load_aligned(row + j);
+      if (p->col_a) acc += row_a * Int::load_unaligned(p->col_a + j);
+      if (p->col_b) acc += row_b * Int::load_unaligned(p->col_b + j);
+      if (p->acc_out) {
+        acc.store_unaligned(p->acc_out + i * kTileColumns + j);
+        continue;
+      }
+      const Float multiplier =
+          p->multiplier ? Float::load_unaligned(p->multiplier + j) : (a_scale * Float::load_unaligned(p->b_scale + j)) / out_scale;
+      Float y = xsimd::to_float(acc) * multiplier;
+      y = xsimd::select(y >= lo, y, lo);  // a NaN fails the comparison and becomes lo
+      y = xsimd::select(y > hi, hi, y);
+      // Clamped into the output type's range, so the low byte is the answer for u8 and s8 alike.
+      const Int q = xsimd::nearbyint_as_int(y) + zero_point;
+      CpuStoreLowBytes(out + j, q, nr - j < kLanes ? nr - j : kLanes);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace CPUML_TIER
+}  // namespace cpuml

@@ -1,0 +1,218 @@
+#include "src/qgemm_driver.h"
+
+#include <math.h>
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "src/status.h"
+
+namespace cpuml {
+namespace {
+
+// Packed A of one block of rows aims at this many bytes (half a typical L2).
+constexpr size_t kABlockBytes = 256 * 1024;
+
+// The product of `factors` if it is at most 2^62 (far beyond any allocation, and safe to add a
+// few such sizes); false otherwise.
+bool CheckedProduct(std::initializer_list<uint64_t> factors, uint64_t* product) {
+  uint64_t p = 1;
+  for (uint64_t f : factors)
+    if (__builtin_mul_overflow(p, f, &p)) return false;
+  *product = p;
+  return p <= (uint64_t{1} << 62);
+}
+
+// The documented formula for an accumulator beyond int32 (K split into chunks): the kernels
+// requantize int32 accumulators themselves, and this is the same arithmetic for int64 ones.
+uint8_t RequantizeWide(int64_t acc, float multiplier, float lo, float hi, int32_t zero_point) {
+  float y = static_cast<float>(acc) * multiplier;
+  if (!(y >= lo)) y = lo;  // NaN too
+  if (y > hi) y = hi;
+  return static_cast<uint8_t>(static_cast<int32_t>(nearbyintf(y)) + zero_point);
+}
+
+}  // namespace
+
+QGemmPlan::QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels, size_t m, size_t n, size_t k,
+                     MatrixGrid a_grid, MatrixGrid b_grid)
+    : kernel_(kernel),
+      format_(PackFormat::Of(kernel)),
+      batches_(batches),
+      channels_(channels),
+      m_(m),
+      n_(n),
+      k_(k),
+      a_grid_(a_grid),
+      b_grid_(b_grid) {
+  for (size_t k0 = 0; k0 < k_; k0 += kMaxExactK) {
+    const size_t chunk = std::min(kMaxExactK, k_ - k0);
+    chunks_.push_back({k0, chunk, b_panel_stride_, a_tile_stride_});
+    b_panel_stride_ += format_.BPanelBytes(chunk);
+    a_tile_stride_ += format_.ATileBytes(chunk);
+  }
+  panels_ = (n_ + format_.nr - 1) / format_.nr;
+  m_tiles_ = (m_ + format_.mr - 1) / format_.mr;
+}
+
+cpuml_status QGemmPlan::CheckLimits(const char* op) const {
+  uint64_t bytes;
+  const char* what = nullptr;
+  if (!CheckedProduct({b_grid_.Count(), panels_, b_panel_stride_}, &bytes)) what = "packed BTensor";
+  else if (!CheckedProduct({a_grid_.Count(), m_tiles_, a_tile_stride_}, &bytes)) what = "packed ATensor";
+  else if (!CheckedProduct({a_grid_.Count(), chunks_.size(), 2, padded_m(), sizeof(int32_t)}, &bytes))
+    what = "row terms of ATensor";
+  if (what)
+    return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                "%s: ATensor and BTensor sizes make the %s workspace larger than 2^62 bytes (docs/semantics.md, Limits)",
+                op, what);
+  return CPUML_STATUS_SUCCESS;
+}
+
+void QGemmPlan::PackB(const Int8Operand& b, uint8_t* packed, pthreadpool_t pool) const {
+  struct Job {
+    const QGemmPlan* plan;
+    const Int8Operand* b;
+    uint8_t* packed;
+  } job{this, &b, packed};
+  pthreadpool_parallelize_2d(
+      pool,
+      [](void* context, size_t matrix, size_t panel) {
+        const Job& j = *static_cast<const Job*>(context);
+        const QGemmPlan& plan = *j.plan;
+        const Int8Matrix bm = j.b->Matrix(matrix);
+        const size_t n0 = panel * plan.format_.nr;
+        uint8_t* dst = j.packed + (matrix * plan.panels_ + panel) * plan.b_panel_stride_;
+        for (const Chunk& c : plan.chunks_)
+          PackBPanel(plan.format_, bm, c.k0, c.k, n0, std::min<size_t>(plan.format_.nr, plan.n_ - n0), dst + c.b_offset);
+      },
+      &job, b_grid_.Count(), panels_, 0);
+}
+
+// One execute's shared, read-only state for its tasks.
+struct QGemmPlan::RunJob {
+  const QGemmPlan* plan;
+  const Int8Operand* a;
+  const uint8_t* packed_b;
+  const QGemmQuantization* q;
+  const QGemmOutput* out;
+  uint8_t* packed_a;   // [a matrix][m tile] tiles of a_tile_stride bytes
+  int32_t* row_terms;  // [a matrix][chunk][row a / row b][padded M]
+  size_t m_tiles_per_block, panels_per_block;
+
+  int32_t* RowTerms(size_t a_matrix, size_t chunk, int which) const {
+    return row_terms + ((a_matrix * plan->chunks_.size() + chunk) * 2 + which) * plan->padded_m();
+  }
+
+  void PackATiles(size_t a_matrix, size_t tile) const {
+    const QGemmPlan& p = *plan;
+    const Int8Matrix am = a->Matrix(a_matrix);
+    const size_t m0 = tile * p.format_.mr;
+    uint8_t* dst = packed_a + (a_matrix * p.m_tiles_ + tile) * p.a_tile_stride_;
+    for (size_t c = 0; c < p.chunks_.size(); ++c) {
+      const Chunk& chunk = p.chunks_[c];
+      PackATile(p.format_, am, q->a_zero_point.data() + m0, chunk.k0, chunk.k, m0, std::min<size_t>(p.format_.mr, p.m_ - m0),
+                dst + chunk.a_offset, RowTerms(a_matrix, c, 0) + m0, RowTerms(a_matrix, c, 1) + m0);
+    }
+  }
+
+  void RunBlock(size_t batch, size_t m_block, size_t n_block) const {
+    const QGemmPlan& p = *plan;
+    const QGemmKernel& kernel = p.kernel_;
+    const PackFormat& f = p.format_;
+    const size_t bi = batch / p.channels_, ci = batch % p.channels_;
+    const size_t a_matrix = p.a_grid_.Index(bi, ci), b_matrix = p.b_grid_.Index(bi, ci);
+    uint8_t* out_base = out->data + bi * out->batch_stride + ci * out->channel_stride;
+    const bool unit_columns = out->col_stride == 1;
+    const bool exact_in_int32 = p.chunks_.size() == 1;
+    const bool column_sums = UsesColumnSums(f.packing);
+    const size_t tile_end = std::min(p.m_tiles_, (m_block + 1) * m_tiles_per_block);
+    const size_t panel_end = std::min(p.panels_, (n_block + 1) * panels_per_block);
+    // Sized for the largest tile any kernel may declare (kernels static_assert against it).
+    alignas(64) uint8_t scratch[kMaxKernelMr * kMaxKernelNr];  // outputs without unit column stride
+    alignas(64) int32_t acc32[kMaxKernelMr * kMaxKernelNr];
+    int64_t acc64[kMaxKernelMr * kMaxKernelNr];
+
+    for (size_t panel = n_block * panels_per_block; panel < panel_end; ++panel) {
+      const size_t n0 = panel * f.nr;
+      const size_t nr = std::min<size_t>(f.nr, p.n_ - n0);
+      const uint8_t* b_panel = packed_b + (b_matrix * p.panels_ + panel) * p.b_panel_stride_;
+      for (size_t tile = m_block * m_tiles_per_block; tile < tile_end; ++tile) {
+        const size_t m0 = tile * f.mr;
+        const size_t mr = std::min<size_t>(f.mr, p.m_ - m0);
+        const uint8_t* a_tile = packed_a + (a_matrix * p.m_tiles_ + tile) * p.a_tile_stride_;
+        QGemmTileParams params;
+        params.a_scale = q->a_scale.data() + m0;
+        params.out_scale = q->out_scale.data() + m0;
+        params.out_min = q->out_min.data() + m0;
+        params.out_max = q->out_max.data() + m0;
+        params.out_zero_point = q->out_zero_point.data() + m0;
+        params.b_scale = q->b_scale.data() + n0;
+        params.multiplier = q->multiplier.empty() ? nullptr : q->multiplier.data() + n0;
+        params.col_b = q->use_col_b ? q->col_b.data() + n0 : nullptr;
+        params.out_signed = out->is_signed;
+        uint8_t* out_tile = out_base + m0 * out->row_stride + n0 * out->col_stride;
+        auto run_chunk = [&](size_t c) {
+          const Chunk& chunk = p.chunks_[c];
+          const uint8_t* panel_chunk = b_panel + chunk.b_offset;
+          params.row_a = RowTerms(a_matrix, c, 0) + m0;
+          params.row_b = RowTerms(a_matrix, c, 1) + m0;
+          params.col_a = column_sums ? PackFormat::PanelColumnSums(panel_chunk) : nullptr;
+          kernel.run(mr, nr, f.Groups(chunk.k), a_tile + chunk.a_offset, f.PanelData(panel_chunk), &params);
+        };
+        if (exact_in_int32) {
+          params.acc_out = nullptr;
+          params.out = unit_columns ? out_tile : scratch;
+          params.out_row_stride = unit_columns ? out->row_stride : f.nr;
+          run_chunk(0);
+          if (!unit_columns)
+            for (size_t i = 0; i < mr; ++i)
+              for (size_t j = 0; j < nr; ++j) out_tile[i * out->row_stride + j * out->col_stride] = scratch[i * f.nr + j];
+          continue;
+        }
+        // K beyond one exact int32 chain: each chunk is exact in int32, their sum in int64.
+        std::fill(acc64, acc64 + mr * f.nr, 0);
+        params.acc_out = acc32;
+        for (size_t c = 0; c < p.chunks_.size(); ++c) {
+          run_chunk(c);
+          for (size_t i = 0; i < mr; ++i)
+            for (size_t j = 0; j < nr; ++j) acc64[i * f.nr + j] += acc32[i * f.nr + j];
+        }
+        for (size_t i = 0; i < mr; ++i)
+          for (size_t j = 0; j < nr; ++j) {
+            const float multiplier = params.multiplier
+                                         ? params.multiplier[j]
+                                         : (params.a_scale[i] * params.b_scale[j]) / params.out_scale[i];
+            out_tile[i * out->row_stride + j * out->col_stride] = RequantizeWide(
+                acc64[i * f.nr + j], multiplier, params.out_min[i], params.out_max[i], params.out_zero_point[i]);
+          }
+      }
+    }
+  }
+};
+
+void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQuantization& q, const QGemmOutput& out,
+                    uint8_t* packed_a, uint8_t* row_terms, pthreadpool_t pool) const {
+  RunJob job{this, &a, packed_b, &q, &out, packed_a, reinterpret_cast<int32_t*>(row_terms), 0, 0};
+  pthreadpool_parallelize_2d(
+      pool, [](void* context, size_t matrix, size_t tile) { static_cast<const RunJob*>(context)->PackATiles(matrix, tile); },
+      &job, a_grid_.Count(), m_tiles_, 0);
+
+  // Blocks: rows sized so their packed A stays in L2; columns split until every thread has
+  // several blocks (M = 1 still spreads over N).
+  const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
+  const size_t batch_count = batches_ * channels_;
+  job.m_tiles_per_block = std::min(m_tiles_, std::max<size_t>(1, kABlockBytes / std::max<size_t>(1, a_tile_stride_)));
+  const size_t m_blocks = (m_tiles_ + job.m_tiles_per_block - 1) / job.m_tiles_per_block;
+  const size_t wanted_tasks = threads > 1 ? threads * 4 : 1;
+  const size_t n_blocks = std::min(panels_, std::max<size_t>(1, wanted_tasks / std::max<size_t>(1, batch_count * m_blocks)));
+  job.panels_per_block = (panels_ + n_blocks - 1) / n_blocks;
+  pthreadpool_parallelize_3d(
+      pool,
+      [](void* context, size_t batch, size_t m_block, size_t n_block) {
+        static_cast<const RunJob*>(context)->RunBlock(batch, m_block, n_block);
+      },
+      &job, batch_count, m_blocks, (panels_ + job.panels_per_block - 1) / job.panels_per_block, 0);
+}
+
+}  // namespace cpuml

@@ -1,0 +1,98 @@
+// The QUANTIZED_LINEAR_MATRIX_MULTIPLY driver: for one shape and one micro-kernel, the packed
+// layouts, K chunks, blocking and threading, and the long-K epilogue. It knows nothing of
+// descriptors or bindings (src/qgemm_operator.cc decodes those).
+#ifndef CPUML_SRC_QGEMM_DRIVER_H_
+#define CPUML_SRC_QGEMM_DRIVER_H_
+
+#include <pthreadpool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vector>
+
+#include "kernels/kernels.h"
+#include "src/qgemm_pack.h"
+
+namespace cpuml {
+
+// The distinct matrices of A or B: a batch or channel dimension of size 1 or stride 0 repeats
+// one matrix, which is then packed once.
+struct MatrixGrid {
+  size_t batches = 1, channels = 1;
+  size_t Count() const { return batches * channels; }
+  // The matrix that output batch `b`, channel `c` reads.
+  size_t Index(size_t b, size_t c) const { return (batches == 1 ? 0 : b) * channels + (channels == 1 ? 0 : c); }
+};
+
+// A batched int8 operand: matrix (b, c) starts at data + b * batch_stride + c * channel_stride.
+struct Int8Operand {
+  const uint8_t* data;
+  bool is_signed;
+  uint64_t batch_stride, channel_stride, row_stride, col_stride;  // elements (= bytes)
+  MatrixGrid grid;
+  Int8Matrix Matrix(size_t index) const {
+    const size_t b = index / grid.channels, c = index % grid.channels;
+    return {data + b * batch_stride + c * channel_stride, is_signed, row_stride, col_stride};
+  }
+};
+
+// Everything an execute decodes from the scale and zero-point tensors. Per-row arrays are padded
+// to whole tiles and per-column arrays to whole panels.
+struct QGemmQuantization {
+  std::vector<float> a_scale, out_scale, out_min, out_max, b_scale;
+  std::vector<float> multiplier;  // per column when A and output scales are per-tensor, else empty
+  std::vector<int32_t> a_zero_point, out_zero_point;
+  std::vector<int32_t> col_b;     // B zero points in the packing's domain
+  bool use_col_b = false;
+};
+
+struct QGemmOutput {
+  uint8_t* data;
+  bool is_signed;
+  uint64_t batch_stride, channel_stride, row_stride, col_stride;  // elements (= bytes)
+};
+
+class QGemmPlan {
+ public:
+  // The most K one int32 accumulator chain may see: |(A - za)(B - zb)| <= 255 * 255, and
+  // 33025 * 65025 < 2^31. Longer K is split into chunks whose sums are added in int64.
+  static constexpr size_t kMaxExactK = 32768;
+
+  QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels, size_t m, size_t n, size_t k,
+            MatrixGrid a_grid, MatrixGrid b_grid);
+  // Refuses shapes whose workspaces cannot be represented (every product checked).
+  cpuml_status CheckLimits(const char* op) const;
+
+  const QGemmKernel& kernel() const { return kernel_; }
+  const PackFormat& format() const { return format_; }
+  size_t padded_m() const { return m_tiles_ * format_.mr; }
+  size_t padded_n() const { return panels_ * format_.nr; }
+  size_t packed_b_bytes() const { return b_grid_.Count() * panels_ * b_panel_stride_; }
+  size_t packed_a_bytes() const { return a_grid_.Count() * m_tiles_ * a_tile_stride_; }
+  size_t row_terms_bytes() const { return a_grid_.Count() * chunks_.size() * 2 * padded_m() * sizeof(int32_t); }
+
+  // Packs every distinct B matrix into `packed` (packed_b_bytes()).
+  void PackB(const Int8Operand& b, uint8_t* packed, pthreadpool_t pool) const;
+  // Packs A into the workspaces and runs every tile. `packed_a` and `row_terms` hold
+  // packed_a_bytes() and row_terms_bytes(); the bytes written do not depend on the pool.
+  void Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQuantization& q, const QGemmOutput& out,
+           uint8_t* packed_a, uint8_t* row_terms, pthreadpool_t pool) const;
+
+ private:
+  struct Chunk {
+    size_t k0, k;
+    size_t b_offset, a_offset;  // within a B panel / an A tile
+  };
+  struct RunJob;
+
+  const QGemmKernel& kernel_;
+  PackFormat format_;
+  size_t batches_, channels_, m_, n_, k_;
+  MatrixGrid a_grid_, b_grid_;
+  std::vector<Chunk> chunks_;
+  size_t panels_, m_tiles_, b_panel_stride_ = 0, a_tile_stride_ = 0;
+};
+
+}  // namespace cpuml
+
+#endif  // CPUML_SRC_QGEMM_DRIVER_H_

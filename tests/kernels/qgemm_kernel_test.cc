@@ -1,0 +1,205 @@
+// Every registered GEMM micro-kernel the CPU runs, called directly (XNNPACK's micro-kernel tester
+// idea): A and B packed with the library's packing code, every row count 1..mr, every column
+// count 1..nr+1 (a second panel past nr), K around every multiple of kr, all four signedness
+// combinations (the packings' shift terms), zero points, both output modes. The oracle is
+// computed here from the raw values: exact int64 sums, then the reference's requantization.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "src/dispatch.h"
+#include "src/qgemm_pack.h"
+#include "tests/kernels/registered_kernels.h"
+#include "tests/reference/reference.h"
+
+namespace cpuml_test {
+namespace {
+
+using cpuml::PackFormat;
+using cpuml::QGemmKernel;
+
+// K values around every multiple of kr up to 4 * kr, plus one long enough for several unrolled
+// iterations of any loop.
+std::vector<size_t> KValues(uint32_t kr) {
+  std::set<size_t> ks;
+  for (size_t multiple = 1; multiple <= 4; ++multiple)
+    for (int delta : {-1, 0, 1}) {
+      const size_t k = multiple * kr + static_cast<size_t>(static_cast<long>(delta));
+      if (k >= 1) ks.insert(k);
+    }
+  ks.insert(1);
+  ks.insert(37 * kr + 3);
+  return {ks.begin(), ks.end()};
+}
+
+struct Operands {
+  size_t m, n, k;
+  bool a_signed, b_signed;
+  std::vector<uint8_t> a, b;          // row-major M x K, K x N
+  std::vector<int32_t> za, zb;        // per row, per column
+};
+
+Operands RandomOperands(std::mt19937& rng, size_t m, size_t n, size_t k, bool a_signed, bool b_signed) {
+  Operands o{m, n, k, a_signed, b_signed, std::vector<uint8_t>(m * k), std::vector<uint8_t>(k * n), {}, {}};
+  for (auto& v : o.a) v = static_cast<uint8_t>(rng());
+  for (auto& v : o.b) v = static_cast<uint8_t>(rng());
+  auto zero_point = [&](bool is_signed) { return is_signed ? static_cast<int32_t>(rng() % 256) - 128 : static_cast<int32_t>(rng() % 256); };
+  for (size_t i = 0; i < m; ++i) o.za.push_back(zero_point(a_signed));
+  for (size_t j = 0; j < n; ++j) o.zb.push_back(zero_point(b_signed));
+  return o;
+}
+
+int64_t Exact(const Operands& o, size_t i, size_t j) {
+  auto value = [](uint8_t raw, bool is_signed) { return is_signed ? int64_t{static_cast<int8_t>(raw)} : int64_t{raw}; };
+  int64_t sum = 0;
+  for (size_t kk = 0; kk < o.k; ++kk)
+    sum += (value(o.a[i * o.k + kk], o.a_signed) - o.za[i]) * (value(o.b[kk * o.n + j], o.b_signed) - o.zb[j]);
+  return sum;
+}
+
+class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
+ protected:
+  void SetUp() override {
+    if (!cpuml_is_isa_supported(GetParam().tier.isa))
+      GTEST_SKIP() << "tier " << GetParam().tier.name << " is not supported by this CPU";
+  }
+
+  // Packs `o` for the kernel, runs every panel of its columns in one mode, and compares.
+  void Check(const Operands& o, bool acc_mode, bool out_signed, bool per_column_multiplier, std::mt19937& rng) {
+    const QGemmKernel& kernel = *GetParam().kernel;
+    const PackFormat f = PackFormat::Of(kernel);
+    SCOPED_TRACE(testing::Message() << "m=" << o.m << " n=" << o.n << " k=" << o.k << " a=" << (o.a_signed ? "s8" : "u8")
+                                    << " b=" << (o.b_signed ? "s8" : "u8") << (acc_mode ? " acc" : " requantized")
+                                    << (out_signed ? " s8 out" : " u8 out"));
+    // A tile: rows past m stay zero; the kernel reads the whole tile.
+    std::vector<uint8_t> a_tile(f.ATileBytes(o.k) + 64);
+    uint8_t* a_packed = a_tile.data() + (64 - reinterpret_cast<uintptr_t>(a_tile.data()) % 64) % 64;
+    std::vector<int32_t> row_a(f.mr), row_b(f.mr);
+    const cpuml::Int8Matrix a{o.a.data(), o.a_signed, o.k, 1};
+    cpuml::PackATile(f, a, o.za.data(), 0, o.k, 0, o.m, a_packed, row_a.data(), row_b.data());
+
+    std::vector<float> a_scale(f.mr), out_scale(f.mr), out_min(f.mr), out_max(f.mr);
+    std::vector<int32_t> out_zero_point(f.mr);
+    for (size_t i = 0; i < f.mr; ++i) {
+      a_scale[i] = std::uniform_real_distribution<float>(0.5f, 2.0f)(rng);
+      out_scale[i] = std::uniform_real_distribution<float>(20.0f, 400.0f)(rng) * std::sqrt(static_cast<float>(o.k));
+      out_zero_point[i] = static_cast<int32_t>(rng() % 256) - (out_signed ? 128 : 0);
+      out_min[i] = static_cast<float>((out_signed ? -128 : 0) - out_zero_point[i]);
+      out_max[i] = static_cast<float>((out_signed ? 127 : 255) - out_zero_point[i]);
+    }
+    if (per_column_multiplier) std::fill(out_scale.begin(), out_scale.end(), out_scale[0]);
+    if (per_column_multiplier) std::fill(a_scale.begin(), a_scale.end(), a_scale[0]);
+
+    for (size_t n0 = 0; n0 < o.n; n0 += f.nr) {
+      const size_t nr = std::min<size_t>(f.nr, o.n - n0);
+      std::vector<uint8_t> panel_bytes(f.BPanelBytes(o.k) + 64);
+      uint8_t* panel = panel_bytes.data() + (64 - reinterpret_cast<uintptr_t>(panel_bytes.data()) % 64) % 64;
+      const cpuml::Int8Matrix b{o.b.data(), o.b_signed, o.n, 1};
+      cpuml::PackBPanel(f, b, 0, o.k, n0, nr, panel);
+      std::vector<int32_t> col_b(f.nr, 0);
+      std::vector<float> b_scale(f.nr, 1.0f), multiplier(f.nr);
+      for (size_t j = 0; j < nr; ++j) {
+        col_b[j] = cpuml::ColumnTermB(f.packing, o.b_signed, o.zb[n0 + j]);
+        b_scale[j] = std::uniform_real_distribution<float>(0.5f, 2.0f)(rng);
+        multiplier[j] = (a_scale[0] * b_scale[j]) / out_scale[0];
+      }
+      // Output rows with a gap after nr columns: the gap must stay untouched.
+      const size_t row_stride = f.nr + 7;
+      std::vector<uint8_t> out(f.mr * row_stride, 0xA5);
+      std::vector<int32_t> acc(f.mr * f.nr, 0x5A5A5A5A);
+
+      cpuml::QGemmTileParams p;
+      p.row_a = row_a.data();
+      p.row_b = row_b.data();
+      p.col_a = cpuml::UsesColumnSums(f.packing) ? PackFormat::PanelColumnSums(panel) : nullptr;
+      p.col_b = col_b.data();
+      p.a_scale = a_scale.data();
+      p.out_scale = out_scale.data();
+      p.out_min = out_min.data();
+      p.out_max = out_max.data();
+      p.out_zero_point = out_zero_point.data();
+      p.b_scale = b_scale.data();
+      p.multiplier = per_column_multiplier ? multiplier.data() : nullptr;
+      p.out = out.data();
+      p.out_row_stride = row_stride;
+      p.acc_out = acc_mode ? acc.data() : nullptr;
+      p.out_signed = out_signed;
+      kernel.run(o.m, nr, f.Groups(o.k), a_packed, f.PanelData(panel), &p);
+
+      size_t wrong = 0;
+      for (size_t i = 0; i < f.mr; ++i)
+        for (size_t j = 0; j < row_stride; ++j) {
+          const bool inside = i < o.m && j < nr;
+          if (acc_mode) {
+            if (!inside || j >= f.nr) continue;  // acc_out rows are full width; only the tile counts
+            const int64_t expected = Exact(o, i, n0 + j);
+            if (acc[i * f.nr + j] != static_cast<int32_t>(expected) && wrong++ < 5)
+              ADD_FAILURE() << "acc[" << i << "][" << n0 + j << "] = " << acc[i * f.nr + j] << ", expected " << expected;
+            continue;
+          }
+          uint8_t expected = 0xA5;
+          if (inside)
+            expected = static_cast<uint8_t>(cpuml::reference::Requantize(Exact(o, i, n0 + j), a_scale[i], b_scale[j],
+                                                                         out_scale[i], out_zero_point[i], out_signed));
+          if (out[i * row_stride + j] != expected && wrong++ < 5)
+            ADD_FAILURE() << "out[" << i << "][" << n0 + j << "] = " << int(out[i * row_stride + j]) << ", expected "
+                          << int(expected) << (inside ? "" : " (outside the tile: must be untouched)");
+        }
+      if (acc_mode) {
+        // Nothing was requantized into the output.
+        EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](uint8_t v) { return v == 0xA5; }));
+      }
+      ASSERT_EQ(wrong, 0u);
+    }
+  }
+};
+
+TEST_P(QGemmKernelTest, EveryRowColumnAndKRemainder) {
+  const QGemmKernel& kernel = *GetParam().kernel;
+  std::mt19937 rng(kernel.mr * 1000 + kernel.nr);
+  for (size_t k : KValues(kernel.kr))
+    for (size_t m = 1; m <= kernel.mr; ++m)
+      for (size_t n = 1; n <= kernel.nr + 1; ++n) {
+        const int combo = static_cast<int>((m + n + k) % 4);
+        const Operands o = RandomOperands(rng, m, n, k, combo & 1, combo & 2);
+        Check(o, false, (m + n) % 2 == 0, (m * n) % 3 == 0, rng);
+        if (HasFatalFailure()) return;
+      }
+}
+
+TEST_P(QGemmKernelTest, AccumulatorOutputAllSignedness) {
+  const QGemmKernel& kernel = *GetParam().kernel;
+  std::mt19937 rng(7);
+  for (size_t k : KValues(kernel.kr))
+    for (int combo = 0; combo < 4; ++combo) {
+      const Operands o = RandomOperands(rng, kernel.mr, kernel.nr + 1, k, combo & 1, combo & 2);
+      Check(o, true, false, false, rng);
+      if (HasFatalFailure()) return;
+      const Operands short_tile = RandomOperands(rng, (kernel.mr + 1) / 2, kernel.nr - 1, k, combo & 1, combo & 2);
+      Check(short_tile, true, true, false, rng);
+      if (HasFatalFailure()) return;
+    }
+}
+
+// The extremes that break int16 shortcuts: A and B at opposite ends with zero points at the other.
+TEST_P(QGemmKernelTest, ExtremeOperandsAtLongestChunk) {
+  const QGemmKernel& kernel = *GetParam().kernel;
+  std::mt19937 rng(11);
+  const size_t k = 32768;  // the longest K one int32 accumulator sees (src/qgemm_driver.h)
+  for (int combo = 0; combo < 4; ++combo) {
+    Operands o = RandomOperands(rng, kernel.mr, kernel.nr, k, combo & 1, combo & 2);
+    for (auto& v : o.a) v = o.a_signed ? 0x7F : 0xFF;
+    for (auto& v : o.b) v = o.b_signed ? 0x80 : 0x00;
+    for (auto& z : o.za) z = o.a_signed ? -128 : 0;
+    for (auto& z : o.zb) z = o.b_signed ? 127 : 255;
+    Check(o, true, false, false, rng);
+    if (HasFatalFailure()) return;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, QGemmKernelTest, testing::ValuesIn(RegisteredQGemmKernels()), KernelTestName);
+
+}  // namespace
+}  // namespace cpuml_test
