@@ -93,11 +93,17 @@ struct QGemmKernel {
 
 // A tier's table: its fills and its GEMM kernels in order of preference.
 struct TierKernels {
-  bool built_with_isa_flags;  // false if the tier's TUs were compiled without their flags
-  const FillKernels* fill;    // NULL: the tier adds no fills; a lower tier's serve
+  const FillKernels* fill;  // NULL: the tier adds no fills; a lower tier's serve
   const QGemmKernel* const* qgemm;
   size_t qgemm_count;
 };
+
+// Defines the tier's kTierKernels (in its tier.cc, inside its namespace) from its fills (or
+// nullptr) and its GEMM kernels, most preferred first.
+#define CPUML_TIER_TABLE(fill, ...)                                             \
+  const QGemmKernel* const kQGemmKernels[] = {__VA_ARGS__};                     \
+  extern const TierKernels kTierKernels;                                        \
+  const TierKernels kTierKernels = {fill, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]}
 
 }  // namespace cpuml
 

@@ -35,7 +35,7 @@ run_check() {
   if "$@"; then passed=$((passed + 1)); else echo "cpuml: $label FAILED"; failed=$((failed + 1)); fi
 }
 
-cmake -S "$ROOT" -B "$ROOT/build/release" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=OFF > /dev/null
+cmake -S "$ROOT" -B "$ROOT/build/release" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=OFF -DCPUML_WERROR=ON > /dev/null
 cmake --build "$ROOT/build/release" -j "$JOBS"
 TESTS="$ROOT/build/release/tests/cpuml_tests"
 
@@ -65,7 +65,7 @@ if [ "$(uname -m)" = "x86_64" ]; then
     for deb in "$SYSROOT"/debs/*.deb; do dpkg -x "$deb" "$SYSROOT"; done
   fi
   cmake -S "$ROOT" -B "$ROOT/build/aarch64" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchain-aarch64-linux-gnu.cmake" \
-    -DCPUML_ARM64_SYSROOT="$SYSROOT" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=OFF > /dev/null
+    -DCPUML_ARM64_SYSROOT="$SYSROOT" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=OFF -DCPUML_WERROR=ON > /dev/null
   cmake --build "$ROOT/build/aarch64" -j "$JOBS"  # the benchmarks too: they must build for AArch64
   # The reduced sweep keeps every tile remainder at smaller sizes, and one thread: qemu-aarch64
   # can livelock pthreadpool's spin waits on CPUs without LSE atomics (cortex-a53).
@@ -78,7 +78,7 @@ if [ "$(uname -m)" = "x86_64" ]; then
 fi
 
 cmake -S "$ROOT" -B "$ROOT/build/sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCPUML_SANITIZE=ON \
-  -DCPUML_BUILD_BENCHMARKS=OFF > /dev/null
+  -DCPUML_BUILD_BENCHMARKS=OFF -DCPUML_WERROR=ON > /dev/null
 cmake --build "$ROOT/build/sanitize" -j "$JOBS"
 run_suite "AddressSanitizer + UndefinedBehaviorSanitizer" env ASAN_OPTIONS=detect_leaks=1 "$ROOT/build/sanitize/tests/cpuml_tests"
 run_suite "AddressSanitizer + UndefinedBehaviorSanitizer: allocation failure, leak check" env ASAN_OPTIONS=detect_leaks=1 \
@@ -89,7 +89,7 @@ run_check "AddressSanitizer + UndefinedBehaviorSanitizer: fuzz corpus replay" en
 # ThreadSanitizer: callers' threads only (CPUML_TEST_NO_POOL), since Debian's libpthreadpool is
 # not instrumented; thread-count invariance with real pools is tested by the suites above.
 cmake -S "$ROOT" -B "$ROOT/build/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCPUML_THREAD_SANITIZE=ON \
-  -DCPUML_BUILD_BENCHMARKS=OFF > /dev/null
+  -DCPUML_BUILD_BENCHMARKS=OFF -DCPUML_WERROR=ON > /dev/null
 cmake --build "$ROOT/build/tsan" -j "$JOBS" --target cpuml_tests
 run_suite "ThreadSanitizer: concurrent executes and per-thread errors" env CPUML_TEST_NO_POOL=1 \
   TSAN_OPTIONS="halt_on_error=1" "$ROOT/build/tsan/tests/cpuml_tests" --gtest_filter='*Concurrent*'
@@ -97,7 +97,7 @@ run_suite "ThreadSanitizer: concurrent executes and per-thread errors" env CPUML
 # libFuzzer over create/initialize/execute of every operator, on every tier this CPU has, from
 # the seed corpus; new findings go to a scratch folder (merge them into tests/fuzz/corpus by hand).
 CC=clang CXX=clang++ cmake -S "$ROOT" -B "$ROOT/build/fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCPUML_FUZZ=ON \
-  -DCPUML_BUILD_BENCHMARKS=OFF > /dev/null
+  -DCPUML_BUILD_BENCHMARKS=OFF -DCPUML_WERROR=ON > /dev/null
 cmake --build "$ROOT/build/fuzz" -j "$JOBS" --target cpuml_fuzz
 fuzz_dir=$(mktemp -d)
 fuzz_log="$ROOT/build/fuzz/last_run.log"

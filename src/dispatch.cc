@@ -119,51 +119,39 @@ const Init& GetInit() {
   return init;
 }
 
-bool Built(const TierEntry& entry) { return entry.kernels->built_with_isa_flags; }
-
 bool RunsGemm(const TierEntry& entry) {
-  if (!Built(entry)) return false;
   if (entry.isa == CPUML_ISA_SCALAR) return true;
   return GetInit().cpuinfo_ok && entry.runs_gemm();
 }
 
 bool RunsFill(const TierEntry& entry) {
-  if (!Built(entry) || entry.kernels->fill == nullptr) return false;
+  if (entry.kernels->fill == nullptr) return false;
   if (entry.isa == CPUML_ISA_SCALAR) return true;
   return GetInit().cpuinfo_ok && entry.runs_fill();
 }
 
+// The highest tier under the cap that `runs` accepts; scalar runs everything.
+TierChoice Best(bool (*runs)(const TierEntry&)) {
+  GetInit();
+  const int cap = g_max_isa.load();
+  for (size_t i = sizeof kTiers / sizeof kTiers[0]; i-- > 0;)
+    if (kTiers[i].isa <= cap && runs(kTiers[i])) return {kTiers[i].isa, kTiers[i].name, kTiers[i].kernels};
+  return {CPUML_ISA_SCALAR, "scalar", &scalar::kTierKernels};
+}
+
+const TierKernels* Supported(cpuml_isa isa, bool (*runs)(const TierEntry&)) {
+  GetInit();
+  for (const TierEntry& entry : kTiers)
+    if (entry.isa == isa && runs(entry)) return entry.kernels;
+  return nullptr;
+}
+
 }  // namespace
 
-TierChoice GemmTier() {
-  GetInit();
-  const int cap = g_max_isa.load();
-  for (size_t i = sizeof kTiers / sizeof kTiers[0]; i-- > 0;)
-    if (kTiers[i].isa <= cap && RunsGemm(kTiers[i])) return {kTiers[i].isa, kTiers[i].name, kTiers[i].kernels};
-  return {CPUML_ISA_SCALAR, "scalar", &scalar::kTierKernels};
-}
-
-TierChoice FillTier() {
-  GetInit();
-  const int cap = g_max_isa.load();
-  for (size_t i = sizeof kTiers / sizeof kTiers[0]; i-- > 0;)
-    if (kTiers[i].isa <= cap && RunsFill(kTiers[i])) return {kTiers[i].isa, kTiers[i].name, kTiers[i].kernels};
-  return {CPUML_ISA_SCALAR, "scalar", &scalar::kTierKernels};
-}
-
-const TierKernels* SupportedTier(cpuml_isa isa) {
-  GetInit();
-  for (const TierEntry& entry : kTiers)
-    if (entry.isa == isa && RunsGemm(entry)) return entry.kernels;
-  return nullptr;
-}
-
-const TierKernels* SupportedFillTier(cpuml_isa isa) {
-  GetInit();
-  for (const TierEntry& entry : kTiers)
-    if (entry.isa == isa && RunsFill(entry)) return entry.kernels;
-  return nullptr;
-}
+TierChoice GemmTier() { return Best(RunsGemm); }
+TierChoice FillTier() { return Best(RunsFill); }
+const TierKernels* SupportedTier(cpuml_isa isa) { return Supported(isa, RunsGemm); }
+const TierKernels* SupportedFillTier(cpuml_isa isa) { return Supported(isa, RunsFill); }
 
 const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m) {
   for (size_t i = 0; i < tier.qgemm_count; ++i)

@@ -9,15 +9,21 @@ namespace {
 constexpr CPUML_TENSOR_DATA_TYPE kU8 = CPUML_TENSOR_DATA_TYPE_UINT8, kS8 = CPUML_TENSOR_DATA_TYPE_INT8,
                                  kF32 = CPUML_TENSOR_DATA_TYPE_FLOAT32;
 
-// A {batch..., 1, 1} x B {1, 1} product with every scale 1.0 and no zero points: each output
-// element is A * B, computed by hand.
+// A {batch..., 1, 1} x B {1, 1} = 5 with every scale 1.0 and no zero points: each output
+// element is A * 5, computed by hand.
 struct TinyBatches {
   TinyBatches(std::vector<uint32_t> a_sizes, std::vector<uint32_t> a_strides, std::vector<uint32_t> out_sizes,
               std::vector<uint32_t> out_strides)
       : a(kU8, std::move(a_sizes), std::move(a_strides)),
         b(kS8, {1, 1}),
         scale(kF32, {1, 1}),
-        out(kU8, std::move(out_sizes), std::move(out_strides)) {}
+        out(kU8, std::move(out_sizes), std::move(out_strides)),
+        b_data(4),
+        scale_data(4) {
+    b_data.data()[0] = 5;  // every product is A * 5
+    const float one = 1.0f;
+    memcpy(scale_data.data(), &one, 4);
+  }
   CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC Desc() const {
     return {a.get(), scale.get(), nullptr, b.get(), scale.get(), nullptr, scale.get(), nullptr, out.get()};
   }
@@ -29,7 +35,16 @@ struct TinyBatches {
     op->reset(raw);
     return s;
   }
+  // Creates, then executes with A and the output bound as given.
+  cpuml_status Run(const CPUML_BUFFER_BINDING& a_binding, const CPUML_BUFFER_BINDING& out_binding, pthreadpool_t pool) {
+    OperatorPtr op;
+    if (cpuml_status s = Create(&op)) return s;
+    const CPUML_BUFFER_BINDING inputs[8] = {a_binding,           scale_data.Binding(), {}, b_data.Binding(),
+                                            scale_data.Binding(), {},                   scale_data.Binding(), {}};
+    return cpuml_execute_operator(op.get(), inputs, 8, &out_binding, 1, pool);
+  }
   TensorDesc a, b, scale, out;
+  GuardedBuffer b_data, scale_data;
 };
 
 class QGemmLimitsTest : public TierTest {};
@@ -67,19 +82,10 @@ TEST_P(QGemmLimitsTest, LargestBatchCountIsAccepted) {
 // one matrix (stride 0) over 3 x 65537 batches and is packed once.
 TEST_P(QGemmLimitsTest, BroadcastAOverManyBatches) {
   TinyBatches p({65537, 3, 1, 1}, {0, 0, 0, 0}, {65537, 3, 1, 1}, {});
-  GuardedBuffer a(4), b(4), scale(4), out(p.out.buffer().TotalTensorSizeInBytes);
+  GuardedBuffer a(4), out(p.out.buffer().TotalTensorSizeInBytes);
   a.data()[0] = 3;
-  b.data()[0] = 5;
-  const float one = 1.0f;
-  memcpy(scale.data(), &one, 4);
-  OperatorPtr op;
-  ASSERT_EQ(p.Create(&op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
-  const CPUML_BUFFER_BINDING inputs[8] = {a.Binding(), scale.Binding(), {}, b.Binding(), scale.Binding(), {},
-                                          scale.Binding(), {}};
-  const CPUML_BUFFER_BINDING output = out.Binding();
   pthreadpool_t pool = CreatePool(2);
-  ASSERT_EQ(cpuml_execute_operator(op.get(), inputs, 8, &output, 1, pool), CPUML_STATUS_SUCCESS)
-      << cpuml_last_error_message();
+  ASSERT_EQ(p.Run(a.Binding(), out.Binding(), pool), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
   DestroyPool(pool);
   const uint64_t count = uint64_t{65537} * 3;
   uint64_t wrong = 0;
@@ -95,18 +101,9 @@ TEST_P(QGemmLimitsTest, OutputOffsetsBeyond4GiB) {
   TinyBatches p({kBatches, 1, 1, 1}, {}, {kBatches, 1, 1, 1}, {kStride, kStride, 1, 1});
   VirtualBuffer output(p.out.buffer().TotalTensorSizeInBytes);
   ASSERT_NE(output.data(), nullptr);
-  GuardedBuffer a(kBatches), b(4), scale(4);
+  GuardedBuffer a(kBatches);
   for (uint32_t i = 0; i < kBatches; ++i) a.data()[i] = static_cast<uint8_t>(i % 51);
-  b.data()[0] = 5;
-  const float one = 1.0f;
-  memcpy(scale.data(), &one, 4);
-  OperatorPtr op;
-  ASSERT_EQ(p.Create(&op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
-  const CPUML_BUFFER_BINDING inputs[8] = {a.Binding(), scale.Binding(), {}, b.Binding(), scale.Binding(), {},
-                                          scale.Binding(), {}};
-  const CPUML_BUFFER_BINDING out = output.Binding();
-  ASSERT_EQ(cpuml_execute_operator(op.get(), inputs, 8, &out, 1, nullptr), CPUML_STATUS_SUCCESS)
-      << cpuml_last_error_message();
+  ASSERT_EQ(p.Run(a.Binding(), output.Binding(), nullptr), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
   uint32_t wrong = 0;
   for (uint32_t i = 0; i < kBatches; ++i) wrong += output.data()[uint64_t{i} * kStride] != (i % 51) * 5;
   EXPECT_EQ(wrong, 0u);

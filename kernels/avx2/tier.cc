@@ -1,5 +1,9 @@
-// The avx2 tier's table: what kernels/registry.h lists for it.
+// The avx2 tier's table (kernels/registry.h).
 #include "kernels/kernels.h"
+
+#if !defined(__AVX2__) || !defined(__F16C__)
+#error "kernels/avx2 must be compiled with its ISA flags (cmake/CpumlTiers.cmake)"
+#endif
 
 namespace cpuml {
 namespace avx2 {
@@ -7,15 +11,7 @@ namespace avx2 {
 extern const FillKernels kFillKernels;
 extern const QGemmKernel kQGemm_x16_4x16c2__avx2;
 
-#if defined(__AVX2__) && defined(__F16C__)
-constexpr bool kBuiltWithIsaFlags = true;
-#else
-constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
-#endif
-
-const QGemmKernel* const kQGemmKernels[] = {&kQGemm_x16_4x16c2__avx2};
-extern const TierKernels kTierKernels;
-const TierKernels kTierKernels = {kBuiltWithIsaFlags, &kFillKernels, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
+CPUML_TIER_TABLE(&kFillKernels, &kQGemm_x16_4x16c2__avx2);
 
 }  // namespace avx2
 }  // namespace cpuml

@@ -1,5 +1,9 @@
-// The avx512vnni tier's table: what kernels/registry.h lists for it.
+// The avx512vnni tier's table (kernels/registry.h).
 #include "kernels/kernels.h"
+
+#if !defined(__AVX512VNNI__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || !defined(__F16C__)
+#error "kernels/avx512vnni must be compiled with its ISA flags (cmake/CpumlTiers.cmake)"
+#endif
 
 namespace cpuml {
 namespace avx512vnni {
@@ -7,15 +11,7 @@ namespace avx512vnni {
 extern const FillKernels kFillKernels;
 extern const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni;
 
-#if defined(__AVX512VNNI__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__F16C__)
-constexpr bool kBuiltWithIsaFlags = true;
-#else
-constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
-#endif
-
-const QGemmKernel* const kQGemmKernels[] = {&kQGemm_u8s8_8x32c4__avx512vnni};
-extern const TierKernels kTierKernels;
-const TierKernels kTierKernels = {kBuiltWithIsaFlags, &kFillKernels, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
+CPUML_TIER_TABLE(&kFillKernels, &kQGemm_u8s8_8x32c4__avx512vnni);
 
 }  // namespace avx512vnni
 }  // namespace cpuml

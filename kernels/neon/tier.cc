@@ -1,5 +1,9 @@
-// The neon tier's table: what kernels/registry.h lists for it.
+// The neon tier's table (kernels/registry.h).
 #include "kernels/kernels.h"
+
+#if !defined(__ARM_NEON)
+#error "kernels/neon must be compiled with its ISA flags (cmake/CpumlTiers.cmake)"
+#endif
 
 namespace cpuml {
 namespace neon {
@@ -7,15 +11,7 @@ namespace neon {
 extern const FillKernels kFillKernels;
 extern const QGemmKernel kQGemm_x16_4x8c2__neon;
 
-#if defined(__ARM_NEON)
-constexpr bool kBuiltWithIsaFlags = true;
-#else
-constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
-#endif
-
-const QGemmKernel* const kQGemmKernels[] = {&kQGemm_x16_4x8c2__neon};
-extern const TierKernels kTierKernels;
-const TierKernels kTierKernels = {kBuiltWithIsaFlags, &kFillKernels, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
+CPUML_TIER_TABLE(&kFillKernels, &kQGemm_x16_4x8c2__neon);
 
 }  // namespace neon
 }  // namespace cpuml

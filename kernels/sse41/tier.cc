@@ -1,5 +1,9 @@
-// The sse41 tier's table: what kernels/registry.h lists for it.
+// The sse41 tier's table (kernels/registry.h).
 #include "kernels/kernels.h"
+
+#if !defined(__SSE4_1__)
+#error "kernels/sse41 must be compiled with its ISA flags (cmake/CpumlTiers.cmake)"
+#endif
 
 namespace cpuml {
 namespace sse41 {
@@ -7,15 +11,7 @@ namespace sse41 {
 extern const FillKernels kFillKernels;
 extern const QGemmKernel kQGemm_x16_4x8c2__sse41;
 
-#if defined(__SSE4_1__)
-constexpr bool kBuiltWithIsaFlags = true;
-#else
-constexpr bool kBuiltWithIsaFlags = false;  // dispatch refuses the tier
-#endif
-
-const QGemmKernel* const kQGemmKernels[] = {&kQGemm_x16_4x8c2__sse41};
-extern const TierKernels kTierKernels;
-const TierKernels kTierKernels = {kBuiltWithIsaFlags, &kFillKernels, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]};
+CPUML_TIER_TABLE(&kFillKernels, &kQGemm_x16_4x8c2__sse41);
 
 }  // namespace sse41
 }  // namespace cpuml

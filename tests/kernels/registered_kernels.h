@@ -3,6 +3,9 @@
 #ifndef CPUML_TESTS_KERNELS_REGISTERED_KERNELS_H_
 #define CPUML_TESTS_KERNELS_REGISTERED_KERNELS_H_
 
+#include <gtest/gtest.h>
+
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,10 @@ inline std::vector<RegisteredQGemmKernel> RegisteredQGemmKernels() {
     for (size_t i = 0; i < tier.kernels->qgemm_count; ++i) all.push_back({tier, tier.kernels->qgemm[i]});
   return all;
 }
+
+// gtest prints parameters with these instead of their bytes.
+inline void PrintTo(const RegisteredTier& tier, std::ostream* os) { *os << tier.name; }
+inline void PrintTo(const RegisteredQGemmKernel& k, std::ostream* os) { *os << k.kernel->name; }
 
 inline std::string KernelTestName(const testing::TestParamInfo<RegisteredQGemmKernel>& info) {
   return info.param.kernel->name;
