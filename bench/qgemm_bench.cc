@@ -74,12 +74,19 @@ struct BenchKernel {
   const cpuml::QGemmKernel* kernel;
 };
 
-// Every registered kernel of this architecture whose tier this CPU runs.
+// Every registered kernel of this architecture whose tier this CPU runs, each once, with the
+// lowest tier that lists it.
 std::vector<BenchKernel> RunnableKernels() {
   std::vector<BenchKernel> kernels;
-#define CPUML_BENCH_TIER(ns, isa, name, arch, gemm_check, fill_check)                      \
-  CPUML_IF_##arch(if (cpuml_is_isa_supported(isa)) for (size_t i = 0; i < cpuml::ns::kTierKernels.qgemm_count; ++i) \
-                      kernels.push_back({isa, cpuml::ns::kTierKernels.qgemm[i]});)
+  auto add = [&](cpuml_isa isa, const cpuml::TierKernels& tier) {
+    if (!cpuml_is_isa_supported(isa)) return;
+    for (size_t i = 0; i < tier.qgemm_count; ++i) {
+      bool seen = false;
+      for (const BenchKernel& k : kernels) seen |= k.kernel == tier.qgemm[i];
+      if (!seen) kernels.push_back({isa, tier.qgemm[i]});
+    }
+  };
+#define CPUML_BENCH_TIER(ns, isa, name, arch, gemm_check, fill_check) CPUML_IF_##arch(add(isa, cpuml::ns::kTierKernels);)
   CPUML_TIERS(CPUML_BENCH_TIER)
 #undef CPUML_BENCH_TIER
   return kernels;

@@ -41,6 +41,10 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
     FLAGS -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx512vnni -mavx2 -mf16c ${CPUML_NO_AVX512_HEADER_WARNING}
     FILL_FLAGS -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx2 -mf16c ${CPUML_NO_AVX512_HEADER_WARNING}
     SOURCES tier.cc fill_avx512vnni.cc qgemm_u8s8_8x32c4_avx512vnni.cc)
+  cpuml_add_tier(amx
+    FLAGS -mamx-tile -mamx-int8 -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx512vnni -mavx2 -mf16c
+          ${CPUML_NO_AVX512_HEADER_WARNING}
+    SOURCES tier.cc qgemm_u8s8_32x32c64_amx.cc)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
   cpuml_add_tier(neon SOURCES tier.cc fill_neon.cc qgemm_x16_4x8c2_neon.cc requantize_neon.cc)  # NEON is baseline
   cpuml_add_tier(neon_dotprod FLAGS -march=armv8.2-a+dotprod SOURCES tier.cc qgemm_s8s8_8x8c4_neondot.cc)

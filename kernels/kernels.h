@@ -42,6 +42,9 @@ enum class QGemmPacking : uint8_t {
   kU8S8,
   // A and B as s8 (u8 inputs shifted by -128): sdot, smmla.
   kS8S8,
+  // The kU8S8 values in AMX tile layouts: A rows of kr (64) contiguous K values per group
+  // ([group][mr][kr]), B in K quads ([K/4][nr][4], K padded to kr), as tdpbusd reads them.
+  kU8S8Tiles,
 };
 // In the 8-bit layouts the shifts are undone exactly by the row/column terms of the epilogue.
 
@@ -89,6 +92,10 @@ struct QGemmKernel {
   QGemmPacking packing;
   uint32_t min_m, max_m;  // the M range it is meant for (the front end picks by M)
   QGemmUkernelFn run;
+  // Optional per-thread setup around a run of tiles on one thread (AMX: load the tile
+  // configuration, then release the tile state so the caller's thread is left as it was).
+  void (*enter)();
+  void (*leave)();
 };
 
 // A tier's table: its fills and its GEMM kernels in order of preference.

@@ -7,7 +7,8 @@
 //   GEMM check    an expression true when this CPU and OS run the tier's GEMM kernels
 //   fill check    the same for its fills (a tier may need fewer features for fills than for GEMM)
 // The checks are evaluated in src/dispatch.cc, where cpuinfo and the helpers below are visible.
-// Lines are in ascending order of preference within an architecture.
+// Lines are in ascending order of preference within an architecture: that order is the tiers'
+// rank for dispatch and for the cap, whatever their cpuml_isa values.
 #ifndef CPUML_KERNELS_REGISTRY_H_
 #define CPUML_KERNELS_REGISTRY_H_
 
@@ -19,6 +20,7 @@
   X(avx2, CPUML_ISA_AVX2, "avx2", X86, X86Avx2(), X86Avx2())                                                       \
   X(avx512vnni, CPUML_ISA_AVX512VNNI, "avx512vnni", X86, X86Avx512Core() && cpuinfo_has_x86_avx512vnni(),        \
     X86Avx512Core())                                                                                              \
+  X(amx, CPUML_ISA_AMX, "amx", X86, X86Avx512Core() && cpuinfo_has_x86_avx512vnni() && X86AmxInt8(), false)      \
   X(neon, CPUML_ISA_NEON, "neon", ARM, cpuinfo_has_arm_neon(), cpuinfo_has_arm_neon())                             \
   X(neon_dotprod, CPUML_ISA_NEON_DOTPROD, "neon_dotprod", ARM, cpuinfo_has_arm_neon_dot(), false)                  \
   X(neon_i8mm, CPUML_ISA_NEON_I8MM, "neon_i8mm", ARM, cpuinfo_has_arm_neon_dot() && ArmI8mm(), false)

@@ -5,7 +5,8 @@
 //   CPUML_TIER                   the tier namespace, so every instantiation is the tier's own
 //   CPUML_XSIMD_ARCH             the xsimd architecture tag
 //   CpuStoreLowBytes(p, q, n)    stores the low byte of each of the first n lanes of q at p
-// It defines cpuml::CPUML_TIER::RequantizeTile<kTileColumns>.
+// It defines cpuml::CPUML_TIER::RequantizeTile<kTileColumns>. x86 only: it relies on MAXPS
+// returning its second operand for a NaN.
 
 namespace cpuml {
 namespace CPUML_TIER {
@@ -36,8 +37,8 @@ void RequantizeTile(const int32_t* tile, size_t mr, size_t nr, const QGemmTilePa
       const Float multiplier =
           p->multiplier ? Float::load_unaligned(p->multiplier + j) : (a_scale * Float::load_unaligned(p->b_scale + j)) / out_scale;
       Float y = xsimd::to_float(acc) * multiplier;
-      y = xsimd::select(y >= lo, y, lo);  // a NaN fails the comparison and becomes lo
-      y = xsimd::select(y > hi, hi, y);
+      // x86 max returns its second operand when either is NaN: a NaN y becomes lo.
+      y = xsimd::min(xsimd::max(y, lo), hi);
       // Clamped into the output type's range, so the low byte is the answer for u8 and s8 alike.
       const Int q = xsimd::nearbyint_as_int(y) + zero_point;
       CpuStoreLowBytes(out + j, q, nr - j < kLanes ? nr - j : kLanes);

@@ -10,6 +10,11 @@
 #if defined(__aarch64__)
 #include <sys/auxv.h>
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "kernels/registry.h"
 #include "src/status.h"
@@ -24,6 +29,26 @@ namespace {
 [[maybe_unused]] bool X86Avx512Core() {
   return cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512cd() && cpuinfo_has_x86_avx512dq() &&
          cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_f16c();
+}
+// AMX needs the CPU (AMX-TILE, AMX-INT8), the OS's XSAVE of the tile state (XCR0 bits 17, 18)
+// and, on Linux, this process's permission to use the tile data, asked for once. Debian's
+// cpuinfo (2022) has no AMX query.
+[[maybe_unused]] bool X86AmxInt8() {
+  static const bool supported = [] {
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & (1u << 27))) return false;  // OSXSAVE
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+    if (!(edx & (1u << 24)) || !(edx & (1u << 25))) return false;  // AMX-TILE, AMX-INT8
+    uint32_t xcr0_low, xcr0_high;
+    __asm__ volatile("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+    if ((xcr0_low & (3u << 17)) != (3u << 17)) return false;  // XTILECFG, XTILEDATA
+#if defined(__linux__)
+    constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0) return false;
+#endif
+    return true;
+  }();
+  return supported;
 }
 #endif
 #if defined(__aarch64__)
@@ -78,7 +103,6 @@ const IsaName* FindIsa(cpuml_isa isa) {
   return nullptr;
 }
 
-// Tier ranks compare within one architecture: the enum's values already order them.
 constexpr int kNoCap = 1 << 30;
 std::atomic<int> g_max_isa{kNoCap};
 
@@ -130,12 +154,20 @@ bool RunsFill(const TierEntry& entry) {
   return GetInit().cpuinfo_ok && entry.runs_fill();
 }
 
+// A tier's rank is its place in the registry, so enum values need not follow the order.
+int Rank(int isa) {
+  for (size_t i = 0; i < sizeof kTiers / sizeof kTiers[0]; ++i)
+    if (kTiers[i].isa == isa) return static_cast<int>(i);
+  return kNoCap;
+}
+
 // The highest tier under the cap that `runs` accepts; scalar runs everything.
 TierChoice Best(bool (*runs)(const TierEntry&)) {
   GetInit();
   const int cap = g_max_isa.load();
+  const int cap_rank = cap == kNoCap ? kNoCap : Rank(cap);
   for (size_t i = sizeof kTiers / sizeof kTiers[0]; i-- > 0;)
-    if (kTiers[i].isa <= cap && runs(kTiers[i])) return {kTiers[i].isa, kTiers[i].name, kTiers[i].kernels};
+    if (static_cast<int>(i) <= cap_rank && runs(kTiers[i])) return {kTiers[i].isa, kTiers[i].name, kTiers[i].kernels};
   return {CPUML_ISA_SCALAR, "scalar", &scalar::kTierKernels};
 }
 
@@ -207,9 +239,7 @@ CPUML_API cpuml_isa cpuml_get_max_isa(void) {
   const int cap = cpuml::g_max_isa.load();
   if (cap != cpuml::kNoCap) return static_cast<cpuml_isa>(cap);
   // No cap: the highest tier of this architecture, which caps nothing.
-  cpuml_isa highest = CPUML_ISA_SCALAR;
-  for (const cpuml::TierEntry& entry : cpuml::kTiers) highest = entry.isa > highest ? entry.isa : highest;
-  return highest;
+  return cpuml::kTiers[sizeof cpuml::kTiers / sizeof cpuml::kTiers[0] - 1].isa;
 }
 
 }  // extern "C"

@@ -133,6 +133,7 @@ struct QGemmPlan::RunJob {
     alignas(64) int32_t acc32[kMaxKernelMr * kMaxKernelNr];
     int64_t acc64[kMaxKernelMr * kMaxKernelNr];
 
+    if (kernel.enter) kernel.enter();
     for (size_t panel = n_block * panels_per_block; panel < panel_end; ++panel) {
       const size_t n0 = panel * f.nr;
       const size_t nr = std::min<size_t>(f.nr, p.n_ - n0);
@@ -188,6 +189,7 @@ struct QGemmPlan::RunJob {
           }
       }
     }
+    if (kernel.leave) kernel.leave();
   }
 };
 

@@ -46,12 +46,14 @@ uint32_t PackLineAny(const uint8_t* src, uint64_t k_stride, size_t k, bool is_si
                    : PackLine<Element, kKr, false, false>(src, k_stride, k, offset, p, lanes, lane);
 }
 
-uint32_t PackLineFor(const PackFormat& f, const uint8_t* src, uint64_t k_stride, size_t k, bool is_signed,
+// `kr`: the K values of one line kept together (the layout's kr for A, BLineKr() for B).
+uint32_t PackLineFor(const PackFormat& f, uint32_t kr, const uint8_t* src, uint64_t k_stride, size_t k, bool is_signed,
                      int32_t offset, void* panel, size_t lanes, size_t lane) {
   if (f.packing == QGemmPacking::kInt16Pairs)
     return PackLineAny<int16_t, 2>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
   // 8-bit layouts store two's complement bytes; the domain (u8 or s8) is in the offset.
-  if (f.kr == 8) return PackLineAny<uint8_t, 8>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
+  if (kr == 64) return PackLineAny<uint8_t, 64>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
+  if (kr == 8) return PackLineAny<uint8_t, 8>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
   return PackLineAny<uint8_t, 4>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
 }
 
@@ -66,7 +68,7 @@ void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, s
   const int32_t offset = BShift(f.packing, b.is_signed);
   for (size_t j = 0; j < nr_valid; ++j) {
     const uint8_t* line = b.data + k0 * b.row_stride + (n0 + j) * b.col_stride;
-    column_sums[j] = static_cast<int32_t>(PackLineFor(f, line, b.row_stride, k, b.is_signed, offset, column_sums + f.nr, f.nr, j));
+    column_sums[j] = static_cast<int32_t>(PackLineFor(f, f.BLineKr(), line, b.row_stride, k, b.is_signed, offset, column_sums + f.nr, f.nr, j));
   }
 }
 
@@ -78,14 +80,14 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
     const uint8_t* line = a.data + (m0 + i) * a.row_stride + k0 * a.col_stride;
     if (f.packing == QGemmPacking::kInt16Pairs) {
       // A - za in int16 ([-255, 255]); row_b = -sum(A - za) pairs with col_b = zb.
-      const uint32_t sum = PackLineFor(f, line, a.col_stride, k, a.is_signed, -a_zero_point[i], tile, f.mr, i);
+      const uint32_t sum = PackLineFor(f, f.kr, line, a.col_stride, k, a.is_signed, -a_zero_point[i], tile, f.mr, i);
       row_a[i] = 0;
       row_b[i] = static_cast<int32_t>(0u - sum);
     } else {
       // A shifted into the layout's domain. With za' = za + shift and zb' = col_b:
       //   acc = dot - za' * colsum(B') + (k * za' - rowsum(A')) * zb'      (all mod 2^32)
       const int32_t shift = AShift(f.packing, a.is_signed);
-      const uint32_t sum = PackLineFor(f, line, a.col_stride, k, a.is_signed, shift, tile, f.mr, i);
+      const uint32_t sum = PackLineFor(f, f.kr, line, a.col_stride, k, a.is_signed, shift, tile, f.mr, i);
       const uint32_t za = static_cast<uint32_t>(a_zero_point[i] + shift);
       row_a[i] = static_cast<int32_t>(0u - za);
       row_b[i] = static_cast<int32_t>(static_cast<uint32_t>(k) * za - sum);

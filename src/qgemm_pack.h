@@ -20,7 +20,7 @@ struct Int8Matrix {
 };
 
 // The packed layouts of one kernel. A packed B panel of nr columns over k elements is
-//   int32 column sums [nr] | data [Groups(k)][nr][kr]
+//   int32 column sums [nr] | data [Groups(k)][nr][kr]   (kU8S8Tiles: [Groups(k) * kr / 4][nr][4])
 // and a packed A tile of mr rows is data [Groups(k)][mr][kr], elements of ElementBytes().
 struct PackFormat {
   QGemmPacking packing;
@@ -28,6 +28,8 @@ struct PackFormat {
 
   static PackFormat Of(const QGemmKernel& kernel) { return {kernel.packing, kernel.mr, kernel.nr, kernel.kr}; }
   size_t ElementBytes() const { return packing == QGemmPacking::kInt16Pairs ? 2 : 1; }
+  // K values of one B column kept together: kr, except in the AMX layout (quads).
+  uint32_t BLineKr() const { return packing == QGemmPacking::kU8S8Tiles ? 4 : kr; }
   size_t Groups(size_t k) const { return (k + kr - 1) / kr; }
   size_t BPanelBytes(size_t k) const { return nr * sizeof(int32_t) + Groups(k) * nr * kr * ElementBytes(); }
   size_t ATileBytes(size_t k) const { return Groups(k) * mr * kr * ElementBytes(); }
@@ -48,7 +50,7 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
 
 // What packing adds to each A or B value to bring it into the layout's domain.
 inline int32_t AShift(QGemmPacking packing, bool a_signed) {
-  if (packing == QGemmPacking::kU8S8) return a_signed ? 128 : 0;
+  if (packing == QGemmPacking::kU8S8 || packing == QGemmPacking::kU8S8Tiles) return a_signed ? 128 : 0;
   if (packing == QGemmPacking::kS8S8) return a_signed ? 0 : -128;
   return 0;
 }

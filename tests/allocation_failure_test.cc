@@ -11,6 +11,12 @@
 
 #include "tests/qgemm_support.h"
 
+// The replacements below pair malloc/aligned_alloc with free on purpose; GCC cannot see that
+// they replace the global operators and warns.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 namespace {
 
 std::atomic<bool> g_counting{false};

@@ -195,12 +195,15 @@ CPUML_API const char* cpuml_status_string(cpuml_status status);
  * next cpuml call. */
 CPUML_API const char* cpuml_last_error_message(void);
 
-/* Kernel tiers. x86 and Arm tiers are ordered within their architecture. */
+/* Kernel tiers. Each architecture's tiers rank in the order listed (scalar, sse41, avx2,
+ * avx512vnni, amx; scalar, neon, neon_dotprod, neon_i8mm); the values are names, not ranks. */
 typedef enum cpuml_isa {
   CPUML_ISA_SCALAR = 0,
   CPUML_ISA_SSE41 = 1,
   CPUML_ISA_AVX2 = 2,
   CPUML_ISA_AVX512VNNI = 3,
+  /* Intel AMX-INT8 tiles (Sapphire Rapids and later), with the AVX-512 VNNI kernel for M < 4. */
+  CPUML_ISA_AMX = 4,
   CPUML_ISA_NEON = 16,
   CPUML_ISA_NEON_DOTPROD = 17,
   CPUML_ISA_NEON_I8MM = 18,
@@ -208,7 +211,7 @@ typedef enum cpuml_isa {
 
 /* The tier operators created now get: the highest tier that was built, that the CPU and OS
  * support, and that does not exceed the cap (cpuml_set_max_isa, or the environment variable
- * CPUML_MAX_ISA read once at load: scalar, sse41, avx2, avx512vnni, neon, neon_dotprod, neon_i8mm). */
+ * CPUML_MAX_ISA read once at load: scalar, sse41, avx2, avx512vnni, amx, neon, neon_dotprod, neon_i8mm). */
 CPUML_API cpuml_isa cpuml_get_isa(void);
 CPUML_API const char* cpuml_isa_name(cpuml_isa isa); /* "scalar", "avx2", ...; NULL if unknown */
 /* Nonzero if `isa` was built into this library and this CPU and OS can run it. */

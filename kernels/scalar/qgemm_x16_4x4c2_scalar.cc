@@ -43,7 +43,7 @@ static void qgemm_x16_4x4c2__scalar(size_t mr, size_t nr, size_t k_groups, const
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_x16_4x4c2__scalar;
-const QGemmKernel kQGemm_x16_4x4c2__scalar = {"qgemm_x16_4x4c2__scalar", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x4c2__scalar};
+const QGemmKernel kQGemm_x16_4x4c2__scalar = {"qgemm_x16_4x4c2__scalar", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x4c2__scalar, nullptr, nullptr};
 
 }  // namespace scalar
 }  // namespace cpuml

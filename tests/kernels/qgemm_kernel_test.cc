@@ -126,7 +126,9 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       p.out_row_stride = row_stride;
       p.acc_out = acc_mode ? acc.data() : nullptr;
       p.out_signed = out_signed;
+      if (kernel.enter) kernel.enter();
       kernel.run(o.m, nr, f.Groups(o.k), a_packed, f.PanelData(panel), &p);
+      if (kernel.leave) kernel.leave();
 
       size_t wrong = 0;
       for (size_t i = 0; i < f.mr; ++i)

@@ -31,10 +31,16 @@ struct RegisteredQGemmKernel {
   const cpuml::QGemmKernel* kernel;
 };
 
+// Each kernel once, with the lowest tier that lists it (a higher tier may reuse a lower tier's
+// kernel for part of its M range; the lower tier's support is what the kernel needs).
 inline std::vector<RegisteredQGemmKernel> RegisteredQGemmKernels() {
   std::vector<RegisteredQGemmKernel> all;
   for (const RegisteredTier& tier : RegisteredTiers())
-    for (size_t i = 0; i < tier.kernels->qgemm_count; ++i) all.push_back({tier, tier.kernels->qgemm[i]});
+    for (size_t i = 0; i < tier.kernels->qgemm_count; ++i) {
+      bool seen = false;
+      for (const RegisteredQGemmKernel& k : all) seen |= k.kernel == tier.kernels->qgemm[i];
+      if (!seen) all.push_back({tier, tier.kernels->qgemm[i]});
+    }
   return all;
 }
 

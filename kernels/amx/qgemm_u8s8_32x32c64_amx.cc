@@ -1,0 +1,114 @@
+// qgemm_u8s8_32x32c64__amx: 32 rows x 32 columns, K in groups of 64 (kU8S8Tiles layout).
+//
+// tdpbusd multiplies u8 A by s8 B and adds into int32 tiles with no narrower intermediate and no
+// saturation, so it is exact like vpdpbusd; s8 A and u8 B are shifted into its domain at packing
+// and the shifts undone by the row/column terms, as in the VNNI kernel. Four 16 x 16 int32
+// accumulator tiles hold the whole 32 x 32 tile across K; each group of 64 K values loads two A
+// tiles (16 rows x 64 bytes) and two B tiles (16 K quads x 16 columns x 4 bytes) for four
+// tdpbusd, 65,536 multiply-adds.
+#include <immintrin.h>
+#include <string.h>
+
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/kernels.h"
+
+#define CPUML_TIER amx
+#define CPUML_XSIMD_ARCH xsimd::avx512bw
+
+namespace cpuml {
+namespace amx {
+namespace {
+
+inline void CpuStoreLowBytes(uint8_t* out, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>& q, size_t count) {
+  const __mmask16 mask = static_cast<__mmask16>(count >= 16 ? 0xFFFFu : (1u << count) - 1u);
+  _mm_mask_storeu_epi8(out, mask, _mm512_cvtepi32_epi8(q));
+}
+
+}  // namespace
+}  // namespace amx
+}  // namespace cpuml
+
+#include "kernels/requantize_xsimd.inl"
+
+namespace cpuml {
+namespace amx {
+namespace {
+
+constexpr size_t kMr = 32, kNr = 32, kKr = 64;
+constexpr size_t kTileRows = 16;               // rows of every tile register used here
+constexpr size_t kAGroupBytes = kMr * kKr;     // one K group of the packed A tile
+constexpr size_t kBRowBytes = kNr * 4;         // one K quad of the packed B panel
+constexpr size_t kBGroupBytes = kKr / 4 * kBRowBytes;
+
+// Tile registers: 0-3 the accumulators C[row half][column half], 4-5 the A row halves, 6-7 the
+// B column halves. Every tile is 16 rows of 64 bytes.
+struct alignas(64) TileConfig {
+  uint8_t palette_id;
+  uint8_t start_row;
+  uint8_t reserved[14];
+  uint16_t colsb[16];
+  uint8_t rows[16];
+};
+constexpr TileConfig MakeTileConfig() {
+  TileConfig c{};
+  c.palette_id = 1;
+  for (int t = 0; t < 8; ++t) {
+    c.colsb[t] = 64;
+    c.rows[t] = kTileRows;
+  }
+  return c;
+}
+constexpr TileConfig kTileConfig = MakeTileConfig();
+
+void LoadTileConfig() { _tile_loadconfig(&kTileConfig); }
+void ReleaseTiles() { _tile_release(); }
+
+void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                               const QGemmTileParams* p) {
+  const uint8_t* a = static_cast<const uint8_t*>(a_packed);
+  const uint8_t* b = static_cast<const uint8_t*>(b_packed);
+  alignas(64) int32_t tile[kMr][kNr];
+  _tile_zero(0);
+  _tile_zero(1);
+  if (mr > kTileRows) {
+    _tile_zero(2);
+    _tile_zero(3);
+    for (size_t g = 0; g < k_groups; ++g, a += kAGroupBytes, b += kBGroupBytes) {
+      _tile_loadd(4, a, kKr);
+      _tile_loadd(6, b, kBRowBytes);
+      _tile_loadd(7, b + 64, kBRowBytes);
+      _tile_loadd(5, a + kTileRows * kKr, kKr);
+      _tile_dpbusd(0, 4, 6);
+      _tile_dpbusd(1, 4, 7);
+      _tile_dpbusd(2, 5, 6);
+      _tile_dpbusd(3, 5, 7);
+    }
+    _tile_stored(2, &tile[kTileRows][0], kNr * sizeof(int32_t));
+    _tile_stored(3, &tile[kTileRows][16], kNr * sizeof(int32_t));
+  } else {
+    // A short tile (M tail, or small M): the lower row half is all padding.
+    for (size_t g = 0; g < k_groups; ++g, a += kAGroupBytes, b += kBGroupBytes) {
+      _tile_loadd(4, a, kKr);
+      _tile_loadd(6, b, kBRowBytes);
+      _tile_loadd(7, b + 64, kBRowBytes);
+      _tile_dpbusd(0, 4, 6);
+      _tile_dpbusd(1, 4, 7);
+    }
+  }
+  _tile_stored(0, &tile[0][0], kNr * sizeof(int32_t));
+  _tile_stored(1, &tile[0][16], kNr * sizeof(int32_t));
+  RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
+}
+
+}  // namespace
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+// From 4 rows up: below that a tile does under a quarter of useful work and VNNI is faster.
+extern const QGemmKernel kQGemm_u8s8_32x32c64__amx;
+const QGemmKernel kQGemm_u8s8_32x32c64__amx = {
+    "qgemm_u8s8_32x32c64__amx", kMr,         kNr,         kKr,         QGemmPacking::kU8S8Tiles, 4, UINT32_MAX,
+    qgemm_u8s8_32x32c64__amx,   LoadTileConfig, ReleaseTiles};
+
+}  // namespace amx
+}  // namespace cpuml

@@ -1,0 +1,21 @@
+// The amx tier's table (kernels/registry.h).
+#include "kernels/kernels.h"
+
+#if !defined(__AMX_TILE__) || !defined(__AMX_INT8__) || !defined(__AVX512VNNI__) || !defined(__AVX512BW__)
+#error "kernels/amx must be compiled with its ISA flags (cmake/CpumlTiers.cmake)"
+#endif
+
+namespace cpuml {
+namespace avx512vnni {
+extern const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni;
+}
+namespace amx {
+
+extern const QGemmKernel kQGemm_u8s8_32x32c64__amx;
+
+// Every AMX CPU has AVX-512 VNNI: its kernel serves the few-row shapes (decode), and its fills
+// (the avx512vnni tier's) serve this tier.
+CPUML_TIER_TABLE(nullptr, &kQGemm_u8s8_32x32c64__amx, &avx512vnni::kQGemm_u8s8_8x32c4__avx512vnni);
+
+}  // namespace amx
+}  // namespace cpuml

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# On the device machine (Intel Xeon with AMX, torch and ONNX Runtime in python3): cpuml and the
+# peers in one call, interleaved round by round so the machine's drift spreads over all of them,
+# at 1 and all threads. Writes every run's output under OUT and prints the medians.
+#   bash scripts/device_bench.sh PACK_DIR OUT [ROUNDS] [cpuml_bench filter]
+set -uo pipefail
+PACK=$(cd "$1" && pwd)
+OUT=$2
+ROUNDS=${3:-3}
+FILTER=${4:-'qgemm/'}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+THREADS=$(nproc)
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$PACK/lib"
+for round in $(seq 1 "$ROUNDS"); do
+  CPUML_BENCH_THREADS="1,$THREADS" "$PACK/cpuml_bench" --benchmark_filter="$FILTER" --benchmark_min_time=0.2 \
+    --benchmark_format=csv 2>/dev/null | grep '^"qgemm' > "$OUT/cpuml_$round.csv"
+  PYTHONUNBUFFERED=1 python3 "$ROOT/bench/device_peers.py" 1 "$THREADS" > "$OUT/peers_$round.txt" 2>&1
+done
+python3 - "$OUT" "$ROUNDS" <<'PY'
+import csv, re, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+gops = {}
+for r in range(1, rounds + 1):
+    for row in csv.reader(open(f"{out}/cpuml_{r}.csv")):
+        name = re.sub(r"/real_time$", "", row[0])
+        m, k, n = map(int, re.search(r"/(\d+)x(\d+)x(\d+)/", name).groups())
+        seconds = float(row[3]) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[row[4]]
+        gops.setdefault(name, []).append(2.0 * m * n * k / seconds / 1e9)
+    for line in open(f"{out}/peers_{r}.txt"):
+        match = re.match(r"(\S+)\s+GOPS=([\d.]+)", line)
+        if match:
+            gops.setdefault(match.group(1), []).append(float(match.group(2)))
+for name in sorted(gops):
+    values = gops[name]
+    print(f"{name:70s} median {statistics.median(values):8.1f} GOPS  ({len(values)} rounds: "
+          + ", ".join(f"{v:.0f}" for v in values) + ")")
+PY
