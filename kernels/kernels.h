@@ -74,6 +74,10 @@ struct QGemmTileParams {
   size_t out_row_stride;    // bytes
   int32_t* acc_out;         // non-NULL: store acc (mr x nr, row stride = the kernel's full nr) instead of requantizing
   bool out_signed;          // INT8 output, else UINT8
+  // The caller reads `out` only after the thread's QGemmKernel::leave(): a kernel with enter and
+  // leave may then finish the tile later, overlapping its epilogue with the next tile's work.
+  // The arrays above stay valid until leave().
+  bool deferrable;
 };
 
 // k_groups: number of kr-element K groups in the packed panels (K rounded up to kr).

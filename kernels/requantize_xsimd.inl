@@ -13,22 +13,31 @@ namespace CPUML_TIER {
 namespace {
 
 // Finishes the first mr x nr entries of a tile of dot products (row stride kTileColumns, 64-byte
-// aligned rows) per QGemmTileParams: row and column terms, then the documented formula.
+// aligned rows) per QGemmTileParams: row and column terms, then the documented formula. Rows
+// [row0, row0 + mr) of the parameters' per-row arrays and of the output are the tile's rows.
 template <size_t kTileColumns>
-void RequantizeTile(const int32_t* tile, size_t mr, size_t nr, const QGemmTileParams* p) {
+void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, const QGemmTileParams* p) {
   using Int = xsimd::batch<int32_t, CPUML_XSIMD_ARCH>;
   using Float = xsimd::batch<float, CPUML_XSIMD_ARCH>;
   constexpr size_t kLanes = Int::size;
+  constexpr size_t kVectors = kTileColumns / kLanes;
   static_assert(kTileColumns % kLanes == 0, "a tile row is whole vectors");
-  for (size_t i = 0; i < mr; ++i) {
-    const int32_t* row = tile + i * kTileColumns;
+  // With one row_a for every row (a per-tensor A zero point), row_a * col_a is a column term:
+  // computed once per call instead of once per row.
+  bool uniform_row_a = p->col_a != nullptr;
+  for (size_t i = row0; i < row0 + mr && uniform_row_a; ++i) uniform_row_a = p->row_a[i] == p->row_a[row0];
+  Int column_term[kVectors];
+  for (size_t v = 0; v < kVectors; ++v)
+    column_term[v] = uniform_row_a ? Int(p->row_a[row0]) * Int::load_unaligned(p->col_a + v * kLanes) : Int(0);
+  for (size_t i = row0; i < row0 + mr; ++i) {
+    const int32_t* row = tile + (i - row0) * kTileColumns;
     const Int row_a(p->row_a[i]), row_b(p->row_b[i]);
     const Float a_scale(p->a_scale[i]), out_scale(p->out_scale[i]), lo(p->out_min[i]), hi(p->out_max[i]);
     const Int zero_point(p->out_zero_point[i]);
     uint8_t* out = static_cast<uint8_t*>(p->out) + i * p->out_row_stride;
-    for (size_t j = 0; j < kTileColumns && j < nr; j += kLanes) {
-      Int acc = Int::load_aligned(row + j);
-      if (p->col_a) acc += row_a * Int::load_unaligned(p->col_a + j);
+    for (size_t v = 0, j = 0; v < kVectors && j < nr; ++v, j += kLanes) {
+      Int acc = Int::load_aligned(row + j) + column_term[v];
+      if (p->col_a && !uniform_row_a) acc += row_a * Int::load_unaligned(p->col_a + j);
       if (p->col_b) acc += row_b * Int::load_unaligned(p->col_b + j);
       if (p->acc_out) {
         acc.store_unaligned(p->acc_out + i * kTileColumns + j);
@@ -44,6 +53,11 @@ void RequantizeTile(const int32_t* tile, size_t mr, size_t nr, const QGemmTilePa
       CpuStoreLowBytes(out + j, q, nr - j < kLanes ? nr - j : kLanes);
     }
   }
+}
+
+template <size_t kTileColumns>
+void RequantizeTile(const int32_t* tile, size_t mr, size_t nr, const QGemmTileParams* p) {
+  RequantizeRows<kTileColumns>(tile, 0, mr, nr, p);
 }
 
 }  // namespace

@@ -163,6 +163,7 @@ struct QGemmPlan::RunJob {
         };
         if (exact_in_int32) {
           params.acc_out = nullptr;
+          params.deferrable = unit_columns;  // read back only for the scratch copy below
           params.out = unit_columns ? out_tile : scratch;
           params.out_row_stride = unit_columns ? out->row_stride : f.nr;
           run_chunk(0);
@@ -174,6 +175,7 @@ struct QGemmPlan::RunJob {
         // K beyond one exact int32 chain: each chunk is exact in int32, their sum in int64.
         std::fill(acc64, acc64 + mr * f.nr, 0);
         params.acc_out = acc32;
+        params.deferrable = false;
         for (size_t c = 0; c < p.chunks_.size(); ++c) {
           run_chunk(c);
           for (size_t i = 0; i < mr; ++i)

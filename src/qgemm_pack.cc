@@ -34,10 +34,45 @@ uint32_t PackLine(const uint8_t* src, uint64_t k_stride, size_t k, int32_t offse
   return sum;
 }
 
+// The common case of the 8-bit layouts, a line contiguous along K: each stored byte is the input
+// byte with its top bit flipped when the layout shifts by 128 (u8 <-> s8), so packing is a copy
+// with an XOR and a byte sum, which compilers vectorize. Returns what PackLine returns: the sum
+// of the stored values in the layout's domain (s8_domain: bytes read as int8), modulo 2^32.
+template <size_t kKr>
+uint32_t PackBytesContiguous(const uint8_t* src, size_t k, uint8_t flip, bool s8_domain, uint8_t* panel, size_t lanes,
+                             size_t lane) {
+  // int8(b) = (b ^ 0x80) - 128, so an s8 sum is a u8 sum of the bytes flipped once more.
+  const uint8_t sum_flip = static_cast<uint8_t>(flip ^ (s8_domain ? 0x80 : 0));
+  uint8_t* out = panel + lane * kKr;
+  const size_t step = lanes * kKr;
+  uint32_t sum = 0;
+  size_t kk = 0;
+  for (; kk + kKr <= k; kk += kKr, out += step) {
+    uint32_t group = 0;
+    for (size_t p = 0; p < kKr; ++p) {
+      out[p] = static_cast<uint8_t>(src[kk + p] ^ flip);
+      group += static_cast<uint8_t>(src[kk + p] ^ sum_flip);
+    }
+    sum += group;
+  }
+  for (size_t p = 0; kk + p < k; ++p) {
+    out[p] = static_cast<uint8_t>(src[kk + p] ^ flip);
+    sum += static_cast<uint8_t>(src[kk + p] ^ sum_flip);
+  }
+  return s8_domain ? sum - 128u * static_cast<uint32_t>(k) : sum;
+}
+
 template <class Element, size_t kKr>
 uint32_t PackLineAny(const uint8_t* src, uint64_t k_stride, size_t k, bool is_signed, int32_t offset, void* panel,
                      size_t lanes, size_t lane) {
   Element* p = static_cast<Element*>(panel);
+  if constexpr (sizeof(Element) == 1 && kKr >= 16) {
+    // 8-bit layouts shift by 0 or +-128 only (AShift, BShift). Short groups scatter a few bytes
+    // per group and gain nothing from this.
+    if (k_stride == 1)
+      return PackBytesContiguous<kKr>(src, k, offset != 0 ? 0x80 : 0, offset < 0 || (offset == 0 && is_signed), p,
+                                      lanes, lane);
+  }
   if (k_stride == 1) {
     return is_signed ? PackLine<Element, kKr, true, true>(src, 1, k, offset, p, lanes, lane)
                      : PackLine<Element, kKr, false, true>(src, 1, k, offset, p, lanes, lane);

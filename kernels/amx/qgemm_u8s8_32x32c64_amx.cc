@@ -5,7 +5,8 @@
 // and the shifts undone by the row/column terms, as in the VNNI kernel. Four 16 x 16 int32
 // accumulator tiles hold the whole 32 x 32 tile across K; each group of 64 K values loads two A
 // tiles (16 rows x 64 bytes) and two B tiles (16 K quads x 16 columns x 4 bytes) for four
-// tdpbusd, 65,536 multiply-adds.
+// tdpbusd, 65,536 multiply-adds. A tile's epilogue runs during the next tile's K loop when the
+// caller allows it (QGemmTileParams::deferrable), and at the latest in leave().
 #include <immintrin.h>
 #include <string.h>
 
@@ -61,44 +62,91 @@ constexpr TileConfig MakeTileConfig() {
 }
 constexpr TileConfig kTileConfig = MakeTileConfig();
 
-void LoadTileConfig() { _tile_loadconfig(&kTileConfig); }
-void ReleaseTiles() { _tile_release(); }
+// A finished tile whose epilogue is still to run: the next tile's K loop runs it a few rows at a
+// time between its tdpbusd, so the vector units requantize while the tile unit multiplies.
+struct PendingTile {
+  alignas(64) int32_t acc[kMr][kNr];
+  QGemmTileParams params;
+  size_t mr, nr, rows_done;
+  bool valid;
+};
+thread_local PendingTile t_pending;
+
+void RequantizePendingRows(PendingTile& pending, size_t rows) {
+  rows = rows < pending.mr - pending.rows_done ? rows : pending.mr - pending.rows_done;
+  if (rows == 0) return;
+  RequantizeRows<kNr>(&pending.acc[pending.rows_done][0], pending.rows_done, rows, pending.nr, &pending.params);
+  pending.rows_done += rows;
+}
+
+void FinishPending(PendingTile& pending) {
+  if (pending.valid) RequantizePendingRows(pending, kMr);
+  pending.valid = false;
+}
+
+void LoadTileConfig() {
+  _tile_loadconfig(&kTileConfig);
+  t_pending.valid = false;
+}
+
+void FinishAndReleaseTiles() {
+  FinishPending(t_pending);
+  _tile_release();
+}
 
 void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
                                const QGemmTileParams* p) {
   const uint8_t* a = static_cast<const uint8_t*>(a_packed);
   const uint8_t* b = static_cast<const uint8_t*>(b_packed);
-  alignas(64) int32_t tile[kMr][kNr];
+  PendingTile& pending = t_pending;
+  // The previous tile's rows, spread over this tile's K groups.
+  const size_t rows_per_group = pending.valid ? (pending.mr + k_groups - 1) / (k_groups ? k_groups : 1) : 0;
   _tile_zero(0);
   _tile_zero(1);
   if (mr > kTileRows) {
     _tile_zero(2);
     _tile_zero(3);
     for (size_t g = 0; g < k_groups; ++g, a += kAGroupBytes, b += kBGroupBytes) {
-      _tile_loadd(4, a, kKr);
+      // A streams through (T1 hint) so the B panel, reused by the next tiles, stays in L1.
+      _tile_stream_loadd(4, a, kKr);
       _tile_loadd(6, b, kBRowBytes);
       _tile_loadd(7, b + 64, kBRowBytes);
-      _tile_loadd(5, a + kTileRows * kKr, kKr);
+      _tile_stream_loadd(5, a + kTileRows * kKr, kKr);
       _tile_dpbusd(0, 4, 6);
       _tile_dpbusd(1, 4, 7);
       _tile_dpbusd(2, 5, 6);
       _tile_dpbusd(3, 5, 7);
+      if (rows_per_group) RequantizePendingRows(pending, rows_per_group);
     }
-    _tile_stored(2, &tile[kTileRows][0], kNr * sizeof(int32_t));
-    _tile_stored(3, &tile[kTileRows][16], kNr * sizeof(int32_t));
   } else {
     // A short tile (M tail, or small M): the lower row half is all padding.
     for (size_t g = 0; g < k_groups; ++g, a += kAGroupBytes, b += kBGroupBytes) {
-      _tile_loadd(4, a, kKr);
+      _tile_stream_loadd(4, a, kKr);
       _tile_loadd(6, b, kBRowBytes);
       _tile_loadd(7, b + 64, kBRowBytes);
       _tile_dpbusd(0, 4, 6);
       _tile_dpbusd(1, 4, 7);
+      if (rows_per_group) RequantizePendingRows(pending, rows_per_group);
     }
   }
-  _tile_stored(0, &tile[0][0], kNr * sizeof(int32_t));
-  _tile_stored(1, &tile[0][16], kNr * sizeof(int32_t));
-  RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
+  FinishPending(pending);
+  alignas(64) int32_t tile[kMr][kNr];
+  int32_t* acc = p->deferrable ? &pending.acc[0][0] : &tile[0][0];
+  _tile_stored(0, acc, kNr * sizeof(int32_t));
+  _tile_stored(1, acc + 16, kNr * sizeof(int32_t));
+  if (mr > kTileRows) {
+    _tile_stored(2, acc + kTileRows * kNr, kNr * sizeof(int32_t));
+    _tile_stored(3, acc + kTileRows * kNr + 16, kNr * sizeof(int32_t));
+  }
+  if (p->deferrable) {
+    pending.params = *p;
+    pending.mr = mr;
+    pending.nr = nr;
+    pending.rows_done = 0;
+    pending.valid = true;
+  } else {
+    RequantizeTile<kNr>(acc, mr, nr, p);
+  }
 }
 
 }  // namespace
@@ -108,7 +156,7 @@ static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the 
 extern const QGemmKernel kQGemm_u8s8_32x32c64__amx;
 const QGemmKernel kQGemm_u8s8_32x32c64__amx = {
     "qgemm_u8s8_32x32c64__amx", kMr,         kNr,         kKr,         QGemmPacking::kU8S8Tiles, 4, UINT32_MAX,
-    qgemm_u8s8_32x32c64__amx,   LoadTileConfig, ReleaseTiles};
+    qgemm_u8s8_32x32c64__amx,   LoadTileConfig, FinishAndReleaseTiles};
 
 }  // namespace amx
 }  // namespace cpuml
