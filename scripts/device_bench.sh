@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On the device machine (Intel Xeon with AMX, torch and ONNX Runtime in python3): cpuml and the
 # peers in one call, interleaved round by round so the machine's drift spreads over all of them,
-# at 1 and all threads. Writes every run's output under OUT and prints the medians.
+# at 1 and all threads. One-thread runs of every library are pinned to the same core (cores of a
+# shared machine differ by 2x: an unpinned comparison measures the scheduler). Writes every
+# run's output under OUT and prints the medians.
 #   bash scripts/device_bench.sh PACK_DIR OUT [ROUNDS] [cpuml_bench filter]
 set -uo pipefail
 PACK=$(cd "$1" && pwd)
@@ -12,10 +14,14 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 THREADS=$(nproc)
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PACK/lib"
+CORE=${CPUML_BENCH_CORE:-3}
 for round in $(seq 1 "$ROUNDS"); do
-  CPUML_BENCH_THREADS="1,$THREADS" "$PACK/cpuml_bench" --benchmark_filter="$FILTER" --benchmark_min_time=0.2 \
+  CPUML_BENCH_THREADS=1 taskset -c "$CORE" "$PACK/cpuml_bench" --benchmark_filter="$FILTER" --benchmark_min_time=0.2 \
     --benchmark_format=csv 2>/dev/null | grep '^"qgemm' > "$OUT/cpuml_$round.csv"
-  PYTHONUNBUFFERED=1 python3 "$ROOT/bench/device_peers.py" 1 "$THREADS" > "$OUT/peers_$round.txt" 2>&1
+  PYTHONUNBUFFERED=1 taskset -c "$CORE" python3 "$ROOT/bench/device_peers.py" 1 > "$OUT/peers_$round.txt" 2>&1
+  CPUML_BENCH_THREADS="$THREADS" CPUML_BENCH_TIERS=dispatched "$PACK/cpuml_bench" --benchmark_filter="$FILTER" \
+    --benchmark_min_time=0.2 --benchmark_format=csv 2>/dev/null | grep '^"qgemm' >> "$OUT/cpuml_$round.csv"
+  PYTHONUNBUFFERED=1 python3 "$ROOT/bench/device_peers.py" "$THREADS" >> "$OUT/peers_$round.txt" 2>&1
 done
 python3 - "$OUT" "$ROUNDS" <<'PY'
 import csv, re, statistics, sys

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cpuml/cpuml.h"
+#include "kernels/registry.h"
 #include "tests/reference/reference.h"
 
 // Outcomes over all inputs run so far (corpus_replay.cc prints them).
@@ -242,15 +243,11 @@ pthreadpool_t SharedPool() {
   return pool;
 }
 
-// Picks the tier: the best this CPU has capped at one of the architecture's tiers.
+// Picks the tier: the best this CPU has capped at one of the architecture's registered tiers.
 void PickTier(Input& in) {
-#if defined(__x86_64__)
-  const cpuml_isa tiers[] = {CPUML_ISA_SCALAR, CPUML_ISA_SSE41, CPUML_ISA_AVX2, CPUML_ISA_AVX512VNNI};
-#elif defined(__aarch64__)
-  const cpuml_isa tiers[] = {CPUML_ISA_SCALAR, CPUML_ISA_NEON, CPUML_ISA_NEON_DOTPROD, CPUML_ISA_NEON_I8MM};
-#else
-  const cpuml_isa tiers[] = {CPUML_ISA_SCALAR};
-#endif
+#define CPUML_FUZZ_TIER(ns, isa, name, arch, gemm_check, fill_check) CPUML_IF_##arch(isa, )
+  const cpuml_isa tiers[] = {CPUML_TIERS(CPUML_FUZZ_TIER)};
+#undef CPUML_FUZZ_TIER
   FUZZ_CHECK(cpuml_set_max_isa(tiers[in.Byte() % (sizeof tiers / sizeof tiers[0])]) == CPUML_STATUS_SUCCESS);
 }
 
