@@ -1,7 +1,9 @@
 // The amx tier's table (kernels/registry.h).
 #include "kernels/kernels.h"
 
-#if !defined(__AMX_TILE__) || !defined(__AMX_INT8__) || !defined(__AVX512VNNI__) || !defined(__AVX512BW__)
+// GCC names the AMX macros __AMX_TILE__ / __AMX_INT8__, clang __AMXTILE__ / __AMXINT8__.
+#if !(defined(__AMX_TILE__) || defined(__AMXTILE__)) || !(defined(__AMX_INT8__) || defined(__AMXINT8__)) || \
+    !defined(__AVX512VNNI__) || !defined(__AVX512BW__)
 #error "kernels/amx must be compiled with its ISA flags (cmake/CpumlTiers.cmake)"
 #endif
 
