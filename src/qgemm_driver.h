@@ -43,6 +43,7 @@ struct QGemmQuantization {
   std::vector<float> multiplier;  // per column when A and output scales are per-tensor, else empty
   std::vector<int32_t> a_zero_point, out_zero_point;
   std::vector<int32_t> col_b;     // B zero points in the packing's domain
+  std::vector<int32_t> b_zero_point;  // decoding scratch
   bool use_col_b = false;
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <memory>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -122,11 +123,44 @@ class QLinearMatMul final : public cpuml_operator {
 
   cpuml_status Decode(const uint8_t* const* data, QGemmQuantization* q) const;
 
+  // What one execute needs besides the bindings.
+  struct Workspace {
+    Buffer packed_a, row_terms, packed_b;  // packed_b: only when B is not owned
+    QGemmQuantization quantization;
+  };
+
+  std::unique_ptr<Workspace> AcquireWorkspace() {
+    {
+      std::lock_guard<std::mutex> lock(workspaces_mutex_);
+      if (!idle_workspaces_.empty()) {
+        std::unique_ptr<Workspace> w = std::move(idle_workspaces_.back());
+        idle_workspaces_.pop_back();
+        return w;
+      }
+      // Room to keep every workspace made, so that giving one back never allocates.
+      idle_workspaces_.reserve(++workspace_count_);
+    }
+    std::unique_ptr<Workspace> w(new Workspace);
+    w->packed_a = Allocate(plan_.packed_a_bytes());
+    w->row_terms = Allocate(plan_.row_terms_bytes());
+    if (!d_.t[kB].owned) w->packed_b = Allocate(plan_.packed_b_bytes());
+    return w;
+  }
+
+  // Keeps the workspace for the next call (the room was reserved when it was made).
+  void ReleaseWorkspace(std::unique_ptr<Workspace> w) {
+    std::lock_guard<std::mutex> lock(workspaces_mutex_);
+    idle_workspaces_.push_back(std::move(w));
+  }
+
   const QGemmDescriptor d_;
   const QGemmPlan plan_;
   bool needs_initialize_ = false, initialized_ = false;
   Buffer packed_b_;
   Buffer owned_[kQGemmMemberCount];
+  std::mutex workspaces_mutex_;
+  std::vector<std::unique_ptr<Workspace>> idle_workspaces_;
+  size_t workspace_count_ = 0;
 };
 
 cpuml_status QLinearMatMul::Decode(const uint8_t* const* data, QGemmQuantization* q) const {
@@ -142,10 +176,11 @@ cpuml_status QLinearMatMul::Decode(const uint8_t* const* data, QGemmQuantization
   }
   ReadZeroPoints(data[kAZeroPoint], kAZeroPoint, m, 2, padded_m, &q->a_zero_point);
   ReadZeroPoints(data[kOutZeroPoint], kOutZeroPoint, m, 2, padded_m, &q->out_zero_point);
-  std::vector<int32_t> b_zero_point;
+  std::vector<int32_t>& b_zero_point = q->b_zero_point;
   ReadZeroPoints(data[kBZeroPoint], kBZeroPoint, n, 3, padded_n, &b_zero_point);
   const bool b_signed = d_.t[kB].type == CPUML_TENSOR_DATA_TYPE_INT8;
   q->col_b.resize(padded_n);
+  q->use_col_b = false;
   for (size_t j = 0; j < padded_n; ++j) {
     q->col_b[j] = j < n ? ColumnTermB(plan_.format().packing, b_signed, b_zero_point[j]) : 0;
     q->use_col_b |= q->col_b[j] != 0;
@@ -176,23 +211,25 @@ cpuml_status QLinearMatMul::Execute(const CPUML_BUFFER_BINDING* inputs, const CP
     data[i] = static_cast<const uint8_t*>(inputs[i].Data);
   }
   if (cpuml_status s = CheckMemberBinding(outputs[0], kOut)) return s;
-  QGemmQuantization q;
-  if (cpuml_status s = Decode(data, &q)) return s;
-
+  // A workspace kept from an earlier call (one per concurrent caller): after the first call an
+  // execute allocates nothing.
+  std::unique_ptr<Workspace> w = AcquireWorkspace();
+  QGemmQuantization& q = w->quantization;
+  if (cpuml_status s = Decode(data, &q)) {
+    ReleaseWorkspace(std::move(w));
+    return s;
+  }
   // B: prepacked at initialize, or packed now into this call's workspace.
-  Buffer packed_b_now;
   const uint8_t* packed_b = packed_b_.get();
   if (!d_.t[kB].owned) {
-    packed_b_now = Allocate(plan_.packed_b_bytes());
-    plan_.PackB(Operand(d_.t[kB], data[kB]), packed_b_now.get(), pool);
-    packed_b = packed_b_now.get();
+    plan_.PackB(Operand(d_.t[kB], data[kB]), w->packed_b.get(), pool);
+    packed_b = w->packed_b.get();
   }
-  Buffer packed_a = Allocate(plan_.packed_a_bytes());
-  Buffer row_terms = Allocate(plan_.row_terms_bytes());
   const Tensor& o = d_.t[kOut];
   const QGemmOutput out{static_cast<uint8_t*>(outputs[0].Data), o.type == CPUML_TENSOR_DATA_TYPE_INT8, o.strides[0],
                         o.strides[1], o.strides[2], o.strides[3]};
-  plan_.Run(Operand(d_.t[kA], data[kA]), packed_b, q, out, packed_a.get(), row_terms.get(), pool);
+  plan_.Run(Operand(d_.t[kA], data[kA]), packed_b, q, out, w->packed_a.get(), w->row_terms.get(), pool);
+  ReleaseWorkspace(std::move(w));
   return CPUML_STATUS_SUCCESS;
 }
 
