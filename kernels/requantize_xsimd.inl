@@ -5,12 +5,21 @@
 //   CPUML_TIER                   the tier namespace, so every instantiation is the tier's own
 //   CPUML_XSIMD_ARCH             the xsimd architecture tag
 //   CpuStoreLowBytes(p, q, n)    stores the low byte of each of the first n lanes of q at p
+//                                (AVX-512 tiers get the one below)
 // It defines cpuml::CPUML_TIER::RequantizeTile<kTileColumns>. x86 only: it relies on MAXPS
 // returning its second operand for a NaN.
 
 namespace cpuml {
 namespace CPUML_TIER {
 namespace {
+
+#if defined(__AVX512BW__)
+// Every AVX-512 tier narrows the same way: vpmovdb, then a store of the first n bytes.
+inline void CpuStoreLowBytes(uint8_t* out, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>& q, size_t count) {
+  const __mmask16 mask = static_cast<__mmask16>(count >= 16 ? 0xFFFFu : (1u << count) - 1u);
+  _mm_mask_storeu_epi8(out, mask, _mm512_cvtepi32_epi8(q));
+}
+#endif
 
 // Finishes the first mr x nr entries of a tile of dot products (row stride kTileColumns, 64-byte
 // aligned rows) per QGemmTileParams: row and column terms, then the documented formula. Rows

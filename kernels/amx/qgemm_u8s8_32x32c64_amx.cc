@@ -17,19 +17,6 @@
 #define CPUML_TIER amx
 #define CPUML_XSIMD_ARCH xsimd::avx512bw
 
-namespace cpuml {
-namespace amx {
-namespace {
-
-inline void CpuStoreLowBytes(uint8_t* out, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>& q, size_t count) {
-  const __mmask16 mask = static_cast<__mmask16>(count >= 16 ? 0xFFFFu : (1u << count) - 1u);
-  _mm_mask_storeu_epi8(out, mask, _mm512_cvtepi32_epi8(q));
-}
-
-}  // namespace
-}  // namespace amx
-}  // namespace cpuml
-
 #include "kernels/requantize_xsimd.inl"
 
 namespace cpuml {
