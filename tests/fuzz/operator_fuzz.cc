@@ -197,19 +197,27 @@ class Binding {
   }
   uint8_t* data() const { return data_; }
   uint64_t bytes() const { return bytes_; }
+  // No page of [begin, end) of the mapping is resident.
+  bool Untouched(uint64_t begin, uint64_t end) const {
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    std::vector<unsigned char> residency((end - begin + page - 1) / page);
+    if (mincore(data_ + begin, end - begin, residency.data()) != 0) return false;
+    for (unsigned char r : residency)
+      if (r & 1) return false;
+    return true;
+  }
   bool mapped() const { return mapped_; }
   CPUML_BUFFER_BINDING Get() const { return {data_, bytes_}; }
   std::vector<uint8_t> Snapshot() const { return mapped_ || !data_ ? std::vector<uint8_t>() : std::vector<uint8_t>(data_, data_ + bytes_); }
   // True if nothing was written since the snapshot (heap) or since the mapping (no page touched).
+  // A mapping may span terabytes: its first and last GiB are checked, where a wrapped or
+  // unchecked offset lands first.
   bool Unchanged(const std::vector<uint8_t>& snapshot) const {
     if (!data_) return true;
     if (!mapped_) return memcmp(snapshot.data(), data_, bytes_) == 0;
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    std::vector<unsigned char> residency((bytes_ + page - 1) / page);
-    if (mincore(data_, bytes_, residency.data()) != 0) return false;
-    for (unsigned char r : residency)
-      if (r & 1) return false;
-    return true;
+    const uint64_t window = uint64_t{1} << 30;
+    if (bytes_ <= 2 * window) return Untouched(0, bytes_);
+    return Untouched(0, window) && Untouched((bytes_ - window) & ~uint64_t{4095}, bytes_);
   }
 
  private:
