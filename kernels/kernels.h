@@ -78,6 +78,11 @@ struct QGemmTileParams {
   // leave may then finish the tile later, overlapping its epilogue with the next tile's work.
   // The arrays above stay valid until leave().
   bool deferrable;
+  // K split into blocks (kernels with QGemmKernel::k_block_groups only): dot_in non-NULL starts
+  // the dot products from these instead of zero; dot_out non-NULL stores the raw dot products
+  // there and stops (no terms, no epilogue). Both mr_max x nr_max int32, row stride nr_max.
+  const int32_t* dot_in;
+  int32_t* dot_out;
 };
 
 // k_groups: number of kr-element K groups in the packed panels (K rounded up to kr).
@@ -88,6 +93,10 @@ using QGemmUkernelFn = void (*)(size_t mr, size_t nr, size_t k_groups, const voi
 // The largest tile any kernel may declare: the front end keeps per-tile scratch of this size on
 // the stack, and every kernel checks its own tile against it at compile time.
 constexpr uint32_t kMaxKernelMr = 32, kMaxKernelNr = 64;
+
+// A kernel that splits K (QGemmKernel::k_block_groups) carries at most this many tiles of at most
+// this many dot products between K blocks (the front end's stack; such kernels check their tile).
+constexpr size_t kMaxKBlockTiles = 8, kMaxKBlockTileElements = 32 * 32;
 
 // A GEMM micro-kernel describes itself, in its own file, from its own constants.
 struct QGemmKernel {
@@ -100,6 +109,9 @@ struct QGemmKernel {
   // configuration, then release the tile state so the caller's thread is left as it was).
   void (*enter)();
   void (*leave)();
+  // Nonzero: the kernel accepts dot_in / dot_out, and the front end splits K into blocks of this
+  // many groups so one block of a B panel stays in L1 while the tiles of a row block pass over it.
+  uint32_t k_block_groups;
 };
 
 // A tier's table: its fills and its GEMM kernels in order of preference.

@@ -133,11 +133,19 @@ struct QGemmPlan::RunJob {
     alignas(64) int32_t acc32[kMaxKernelMr * kMaxKernelNr];
     int64_t acc64[kMaxKernelMr * kMaxKernelNr];
 
+    // K in blocks for kernels that ask for it: a block of the B panel stays in L1 while this row
+    // block's tiles pass over it, each tile's dot products carried over in `partial`.
+    const size_t groups = exact_in_int32 ? f.Groups(p.chunks_[0].k) : 1;
+    const bool blocked = exact_in_int32 && kernel.k_block_groups != 0 && groups > kernel.k_block_groups;
+    const size_t block = blocked ? kernel.k_block_groups : groups;
+    alignas(64) int32_t partial[kMaxKBlockTiles * kMaxKBlockTileElements];
+
     if (kernel.enter) kernel.enter();
     for (size_t panel = n_block * panels_per_block; panel < panel_end; ++panel) {
       const size_t n0 = panel * f.nr;
       const size_t nr = std::min<size_t>(f.nr, p.n_ - n0);
       const uint8_t* b_panel = packed_b + (b_matrix * p.panels_ + panel) * p.b_panel_stride_;
+      for (size_t g0 = 0; g0 < groups; g0 += block) {
       for (size_t tile = m_block * m_tiles_per_block; tile < tile_end; ++tile) {
         const size_t m0 = tile * f.mr;
         const size_t mr = std::min<size_t>(f.mr, p.m_ - m0);
@@ -159,15 +167,26 @@ struct QGemmPlan::RunJob {
           params.row_a = RowTerms(a_matrix, c, 0) + m0;
           params.row_b = RowTerms(a_matrix, c, 1) + m0;
           params.col_a = column_sums ? PackFormat::PanelColumnSums(panel_chunk) : nullptr;
-          kernel.run(mr, nr, f.Groups(chunk.k), a_tile + chunk.a_offset, f.PanelData(panel_chunk), &params);
+          const size_t g = exact_in_int32 ? std::min(block, groups - g0) : f.Groups(chunk.k);
+          const size_t group_bytes = f.kr * f.ElementBytes();
+          kernel.run(mr, nr, g, a_tile + chunk.a_offset + g0 * f.mr * group_bytes,
+                     f.PanelData(panel_chunk) + g0 * f.nr * group_bytes, &params);
         };
+        params.dot_in = nullptr;
+        params.dot_out = nullptr;
         if (exact_in_int32) {
+          const bool last_block = g0 + block >= groups;
+          if (blocked) {
+            int32_t* carried = partial + (tile - m_block * m_tiles_per_block) * kMaxKBlockTileElements;
+            params.dot_in = g0 ? carried : nullptr;
+            params.dot_out = last_block ? nullptr : carried;
+          }
           params.acc_out = nullptr;
           params.deferrable = unit_columns;  // read back only for the scratch copy below
           params.out = unit_columns ? out_tile : scratch;
           params.out_row_stride = unit_columns ? out->row_stride : f.nr;
           run_chunk(0);
-          if (!unit_columns)
+          if (!unit_columns && last_block)
             for (size_t i = 0; i < mr; ++i)
               for (size_t j = 0; j < nr; ++j) out_tile[i * out->row_stride + j * out->col_stride] = scratch[i * f.nr + j];
           continue;
@@ -190,6 +209,7 @@ struct QGemmPlan::RunJob {
                 acc64[i * f.nr + j], multiplier, params.out_min[i], params.out_max[i], params.out_zero_point[i]);
           }
       }
+      }
     }
     if (kernel.leave) kernel.leave();
   }
@@ -207,6 +227,7 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
   const size_t batch_count = batches_ * channels_;
   job.m_tiles_per_block = std::min(m_tiles_, std::max<size_t>(1, kABlockBytes / std::max<size_t>(1, a_tile_stride_)));
+  if (kernel_.k_block_groups) job.m_tiles_per_block = std::min(job.m_tiles_per_block, kMaxKBlockTiles);
   const size_t m_blocks = (m_tiles_ + job.m_tiles_per_block - 1) / job.m_tiles_per_block;
   const size_t wanted_tasks = threads > 1 ? threads * 4 : 1;
   const size_t n_blocks = std::min(panels_, std::max<size_t>(1, wanted_tasks / std::max<size_t>(1, batch_count * m_blocks)));

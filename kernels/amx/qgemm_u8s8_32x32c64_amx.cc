@@ -28,6 +28,8 @@ constexpr size_t kTileRows = 16;               // rows of every tile register us
 constexpr size_t kAGroupBytes = kMr * kKr;     // one K group of the packed A tile
 constexpr size_t kBRowBytes = kNr * 4;         // one K quad of the packed B panel
 constexpr size_t kBGroupBytes = kKr / 4 * kBRowBytes;
+// K blocks of 1024: a block of the B panel (32 KiB) stays in L1 while a row block's A tiles stream.
+constexpr uint32_t kKBlockGroups = 16;
 
 // Tile registers: 0-3 the accumulators C[row half][column half], 4-5 the A row halves, 6-7 the
 // B column halves. Every tile is 16 rows of 64 bytes.
@@ -88,11 +90,22 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   PendingTile& pending = t_pending;
   // The previous tile's rows, spread over this tile's K groups.
   const size_t rows_per_group = pending.valid ? (pending.mr + k_groups - 1) / (k_groups ? k_groups : 1) : 0;
-  _tile_zero(0);
-  _tile_zero(1);
+  constexpr size_t kCStride = kNr * sizeof(int32_t);
+  if (p->dot_in) {
+    _tile_loadd(0, p->dot_in, kCStride);
+    _tile_loadd(1, p->dot_in + 16, kCStride);
+  } else {
+    _tile_zero(0);
+    _tile_zero(1);
+  }
   if (mr > kTileRows) {
-    _tile_zero(2);
-    _tile_zero(3);
+    if (p->dot_in) {
+      _tile_loadd(2, p->dot_in + kTileRows * kNr, kCStride);
+      _tile_loadd(3, p->dot_in + kTileRows * kNr + 16, kCStride);
+    } else {
+      _tile_zero(2);
+      _tile_zero(3);
+    }
     for (size_t g = 0; g < k_groups; ++g, a += kAGroupBytes, b += kBGroupBytes) {
       // A streams through (T1 hint) so the B panel, reused by the next tiles, stays in L1.
       _tile_stream_loadd(4, a, kKr);
@@ -118,13 +131,14 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   }
   FinishPending(pending);
   alignas(64) int32_t tile[kMr][kNr];
-  int32_t* acc = p->deferrable ? &pending.acc[0][0] : &tile[0][0];
-  _tile_stored(0, acc, kNr * sizeof(int32_t));
-  _tile_stored(1, acc + 16, kNr * sizeof(int32_t));
+  int32_t* acc = p->dot_out ? p->dot_out : p->deferrable ? &pending.acc[0][0] : &tile[0][0];
+  _tile_stored(0, acc, kCStride);
+  _tile_stored(1, acc + 16, kCStride);
   if (mr > kTileRows) {
-    _tile_stored(2, acc + kTileRows * kNr, kNr * sizeof(int32_t));
-    _tile_stored(3, acc + kTileRows * kNr + 16, kNr * sizeof(int32_t));
+    _tile_stored(2, acc + kTileRows * kNr, kCStride);
+    _tile_stored(3, acc + kTileRows * kNr + 16, kCStride);
   }
+  if (p->dot_out) return;  // a K block before the last: the sums continue in the next call
   if (p->deferrable) {
     pending.params = *p;
     pending.mr = mr;
@@ -139,11 +153,12 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
 }  // namespace
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+static_assert(kMr * kNr <= kMaxKBlockTileElements, "tile larger than the front end's K-block carry");
 // From 4 rows up: below that a tile does under a quarter of useful work and VNNI is faster.
 extern const QGemmKernel kQGemm_u8s8_32x32c64__amx;
 const QGemmKernel kQGemm_u8s8_32x32c64__amx = {
     "qgemm_u8s8_32x32c64__amx", kMr,         kNr,         kKr,         QGemmPacking::kU8S8Tiles, 4, UINT32_MAX,
-    qgemm_u8s8_32x32c64__amx,   LoadTileConfig, FinishAndReleaseTiles};
+    qgemm_u8s8_32x32c64__amx,   LoadTileConfig, FinishAndReleaseTiles, kKBlockGroups};
 
 }  // namespace amx
 }  // namespace cpuml

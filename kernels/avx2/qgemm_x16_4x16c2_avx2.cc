@@ -81,7 +81,7 @@ static void qgemm_x16_4x16c2__avx2(size_t mr, size_t nr, size_t k_groups, const 
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_x16_4x16c2__avx2;
-const QGemmKernel kQGemm_x16_4x16c2__avx2 = {"qgemm_x16_4x16c2__avx2", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x16c2__avx2, nullptr, nullptr};
+const QGemmKernel kQGemm_x16_4x16c2__avx2 = {"qgemm_x16_4x16c2__avx2", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x16c2__avx2, nullptr, nullptr, 0};
 
 }  // namespace avx2
 }  // namespace cpuml

@@ -90,7 +90,7 @@ static void qgemm_u8s8_8x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups,
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni;
-const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni = {"qgemm_u8s8_8x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_8x32c4__avx512vnni, nullptr, nullptr};
+const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni = {"qgemm_u8s8_8x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_8x32c4__avx512vnni, nullptr, nullptr, 0};
 
 }  // namespace avx512vnni
 }  // namespace cpuml

@@ -67,7 +67,10 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
   }
 
   // Packs `o` for the kernel, runs every panel of its columns in one mode, and compares.
-  void Check(const Operands& o, bool acc_mode, bool out_signed, bool per_column_multiplier, std::mt19937& rng) {
+  // k_block: 0, or run K in blocks of this many groups, carrying the dot products between calls
+  // (dot_out, then dot_in), as the front end does for kernels with k_block_groups.
+  void Check(const Operands& o, bool acc_mode, bool out_signed, bool per_column_multiplier, std::mt19937& rng,
+             size_t k_block = 0) {
     const QGemmKernel& kernel = *GetParam().kernel;
     const PackFormat f = PackFormat::Of(kernel);
     SCOPED_TRACE(testing::Message() << "m=" << o.m << " n=" << o.n << " k=" << o.k << " a=" << (o.a_signed ? "s8" : "u8")
@@ -128,8 +131,20 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       p.out_signed = out_signed;
       // A deferring kernel finishes the tile by leave(); the output is read after that.
       p.deferrable = !acc_mode && (o.m + o.k) % 2 == 0;
+      p.dot_in = nullptr;
+      p.dot_out = nullptr;
       if (kernel.enter) kernel.enter();
-      kernel.run(o.m, nr, f.Groups(o.k), a_packed, f.PanelData(panel), &p);
+      const size_t groups = f.Groups(o.k), block = k_block ? k_block : groups;
+      alignas(64) int32_t carried[cpuml::kMaxKBlockTileElements];
+      for (size_t g0 = 0; g0 < groups; g0 += block) {
+        const size_t g = std::min(block, groups - g0);
+        if (k_block) {
+          p.dot_in = g0 ? carried : nullptr;
+          p.dot_out = g0 + g < groups ? carried : nullptr;
+        }
+        const size_t group_bytes = f.kr * f.ElementBytes();
+        kernel.run(o.m, nr, g, a_packed + g0 * f.mr * group_bytes, f.PanelData(panel) + g0 * f.nr * group_bytes, &p);
+      }
       if (kernel.leave) kernel.leave();
 
       size_t wrong = 0;
@@ -201,6 +216,24 @@ TEST_P(QGemmKernelTest, ExtremeOperandsAtLongestChunk) {
     Check(o, true, false, false, rng);
     if (HasFatalFailure()) return;
   }
+}
+
+// Kernels that split K: the dot products carried between blocks (dot_out, then dot_in) give the
+// same bytes and accumulators as one pass; K with a partial last block and a short tail.
+TEST_P(QGemmKernelTest, KBlocksCarryTheDotProducts) {
+  const QGemmKernel& kernel = *GetParam().kernel;
+  if (kernel.k_block_groups == 0) GTEST_SKIP() << kernel.name << " does not split K";
+  std::mt19937 rng(13);
+  const size_t block_k = size_t{kernel.k_block_groups} * kernel.kr;
+  for (size_t k : {2 * block_k, 2 * block_k + 3 * kernel.kr + 5, 3 * block_k - 1})
+    for (int combo = 0; combo < 4; ++combo) {
+      const Operands full = RandomOperands(rng, kernel.mr, kernel.nr, k, combo & 1, combo & 2);
+      Check(full, false, combo & 1, combo == 2, rng, kernel.k_block_groups);
+      if (HasFatalFailure()) return;
+      const Operands short_tile = RandomOperands(rng, kernel.mr / 2 - 1, kernel.nr - 3, k, combo & 1, combo & 2);
+      Check(short_tile, true, false, false, rng, kernel.k_block_groups);
+      if (HasFatalFailure()) return;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, QGemmKernelTest, testing::ValuesIn(RegisteredQGemmKernels()), KernelTestName);
