@@ -41,16 +41,13 @@ class FillOperator final : public cpuml_operator {
     char* data = static_cast<char*>(outputs[0].Data);
     const uint64_t count = output_.ElementCount();
     const size_t threads = threadpool ? pthreadpool_get_threads_count(threadpool) : 1;
-    if (threads <= 1 || may_alias_) {
+    // Aliasing outputs are written in order by one thread; otherwise the elements are distinct and
+    // count * element_size <= reach_bytes (checked at create) cannot wrap.
+    if (threads <= 1 || may_alias_ || count * output_.element_size < 2 * kBytesPerTask) {
       FillRange(data, 0, count);
       return CPUML_STATUS_SUCCESS;
     }
-    // Distinct elements: count * element_size <= reach_bytes, which create checked.
     const uint64_t bytes = count * output_.element_size;
-    if (bytes < 2 * kBytesPerTask) {
-      FillRange(data, 0, count);
-      return CPUML_STATUS_SUCCESS;
-    }
     // Chunks of whole 4096-element blocks, so neighbouring tasks never share a cache line.
     const uint64_t per_task = std::max<uint64_t>(kBytesPerTask, bytes / (threads * 4)) / output_.element_size;
     // Per-call state lives on this stack, so concurrent executes on one operator are safe.

@@ -2,8 +2,9 @@
 #ifndef CPUML_SRC_OPERATOR_H_
 #define CPUML_SRC_OPERATOR_H_
 
-#include "cpuml/cpuml.h"
 #include <stdint.h>
+
+#include "cpuml/cpuml.h"
 
 // Each operator picks its kernels at create (src/dispatch.h) and keeps them for its life.
 struct cpuml_operator {

@@ -1,6 +1,4 @@
 // QUANTIZED_LINEAR_MATRIX_MULTIPLY on every tier, byte-equal to the scalar reference.
-#include <thread>
-
 #include "tests/qgemm_support.h"
 
 namespace cpuml_test {
@@ -287,17 +285,7 @@ TEST_P(QGemmTest, ConcurrentExecutesOnOneOperator) {
     CPUML_BUFFER_BINDING out{outputs[t].data(), outputs[t].size()};
     for (int rep = 0; rep < 5; ++rep) statuses[t] = cpuml_execute_operator(op.get(), inputs.data(), 8, &out, 1, nullptr);
   };
-  // Under CPUML_TEST_MAX_THREADS=1 (emulated Arm) the four callers take turns on this thread.
-  const bool concurrent = CapThreads(4) > 1;
-  std::vector<std::thread> workers;
-  for (int t = 0; t < 4; ++t) {
-    if (concurrent) {
-      workers.emplace_back(work, t);
-    } else {
-      work(t);
-    }
-  }
-  for (auto& w : workers) w.join();
+  OnCallerThreads(4, work);
   for (int t = 0; t < 4; ++t) {
     EXPECT_EQ(statuses[t], CPUML_STATUS_SUCCESS);
     // The output is packed: its first M * N bytes are all addressed; the rest is rounding.

@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cpuml/cpuml.h"
@@ -197,6 +198,21 @@ inline pthreadpool_t CreatePool(int threads) {
 }
 inline void DestroyPool(pthreadpool_t pool) {
   if (pool) pthreadpool_destroy(pool);
+}
+
+// Runs body(t) for callers t = 0..count-1, each on its own thread, all at once. Under
+// CPUML_TEST_MAX_THREADS=1 (emulated Arm: qemu-aarch64 livelocks threads on CPUs without LSE
+// atomics) they take turns on this thread instead.
+inline bool CallersOverlap(int count) { return CapThreads(count) > 1; }
+template <class Body>
+void OnCallerThreads(int count, Body&& body) {
+  if (!CallersOverlap(count)) {
+    for (int t = 0; t < count; ++t) body(t);
+    return;
+  }
+  std::vector<std::thread> callers;
+  for (int t = 0; t < count; ++t) callers.emplace_back(body, t);
+  for (auto& c : callers) c.join();
 }
 
 struct OperatorDeleter {

@@ -3,7 +3,6 @@
 // ThreadSanitizer job of scripts/test.sh runs every test named *Concurrent*.
 #include <condition_variable>
 #include <mutex>
-#include <thread>
 
 #include "tests/test_support.h"
 
@@ -11,23 +10,6 @@ namespace cpuml_test {
 namespace {
 
 constexpr int kCallers = 4;
-
-// Under CPUML_TEST_MAX_THREADS=1 (emulated Arm: qemu-aarch64 livelocks threads on CPUs without
-// LSE atomics) the callers take turns on this thread. Natively, and in the ThreadSanitizer job,
-// they run at once on their own threads.
-bool Overlapping() { return CapThreads(kCallers) > 1; }
-
-// Runs body(t) for each caller t.
-template <class Body>
-void OnCallerThreads(Body&& body) {
-  if (!Overlapping()) {
-    for (int t = 0; t < kCallers; ++t) body(t);
-    return;
-  }
-  std::vector<std::thread> callers;
-  for (int t = 0; t < kCallers; ++t) callers.emplace_back(body, t);
-  for (auto& c : callers) c.join();
-}
 
 // Holds every caller until all have arrived.
 class Barrier {
@@ -75,8 +57,8 @@ TEST_P(ConcurrencyTest, ConcurrentFillExecutesOnOneOperator) {
     std::vector<GuardedBuffer> outputs;
     for (int t = 0; t < kCallers; ++t) outputs.emplace_back(out.MinimumBytes(), 0);
     std::vector<cpuml_status> statuses(kCallers, CPUML_STATUS_INVALID_STATE);
-    Barrier start_together(Overlapping() ? kCallers : 1);
-    OnCallerThreads([&](int t) {
+    Barrier start_together(CallersOverlap(kCallers) ? kCallers : 1);
+    OnCallerThreads(kCallers, [&](int t) {
       const CPUML_BUFFER_BINDING binding = outputs[t].Binding();
       start_together.Wait();
       for (int rep = 0; rep < 20; ++rep) statuses[t] = cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr);
@@ -92,8 +74,8 @@ TEST_P(ConcurrencyTest, ConcurrentFillExecutesOnOneOperator) {
 // Each caller fails a different way at the same time; each then reads its own message.
 TEST_P(ConcurrencyTest, ConcurrentFailuresKeepPerThreadMessages) {
   std::vector<std::string> messages(kCallers);
-  Barrier barrier(Overlapping() ? kCallers : 1);
-  OnCallerThreads([&](int t) {
+  Barrier barrier(CallersOverlap(kCallers) ? kCallers : 1);
+  OnCallerThreads(kCallers, [&](int t) {
     // Sizes[t] is 0: the message names that dimension.
     std::vector<uint32_t> sizes(kCallers, 2);
     sizes[t] = 0;
