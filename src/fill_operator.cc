@@ -9,6 +9,7 @@
 #include "src/operator.h"
 #include "src/status.h"
 #include "src/tensor.h"
+#include "src/verbose.h"
 
 namespace cpuml {
 namespace {
@@ -23,18 +24,29 @@ constexpr uint64_t kBytesPerTask = 256 * 1024;
 
 class FillOperator final : public cpuml_operator {
  public:
-  FillOperator(const FillKernels& kernels, bool sequence, const Tensor& output, CPUML_SCALAR_UNION start,
+  FillOperator(const TierChoice& tier, bool sequence, const Tensor& output, CPUML_SCALAR_UNION start,
                CPUML_SCALAR_UNION delta)
-      : kernels_(kernels), sequence_(sequence), output_(output), start_(start), delta_(delta) {
+      : kernels_(*tier.kernels->fill), tier_name_(tier.name), sequence_(sequence), output_(output), start_(start),
+        delta_(delta) {
     Collapse();
     streaming_ = output_.reach_bytes > LastLevelCacheBytes();
     may_alias_ = MayAlias(output_);
   }
 
   uint32_t InputCount() const override { return 0; }
+  CPUML_BINDING_PROPERTIES BindingProperties() const override { return {0, 0}; }
   cpuml_status Initialize(const CPUML_BUFFER_BINDING*, uint32_t) override { return CPUML_STATUS_SUCCESS; }
 
-  cpuml_status Execute(const CPUML_BUFFER_BINDING*, const CPUML_BUFFER_BINDING* outputs,
+  void Describe(char* buf, size_t size) const override {
+    const char* op = sequence_ ? "FILL_VALUE_SEQUENCE" : "FILL_VALUE_CONSTANT";
+    char kernel[64];
+    snprintf(kernel, sizeof kernel, "fill_%s_%s__%s", sequence_ ? "sequence" : "constant", ShortTypeName(output_.type),
+             tier_name_);
+    const NamedTensor tensors[] = {{"Output", &output_}};
+    DescribeOperator(buf, size, op, tensors, 1, tier_name_, kernel);
+  }
+
+  cpuml_status Execute(const CPUML_BUFFER_BINDING*, const CPUML_BUFFER_BINDING* outputs, uint8_t* /*scratch*/,
                        pthreadpool_t threadpool) override {
     const char* where = sequence_ ? "FILL_VALUE_SEQUENCE: OutputTensor" : "FILL_VALUE_CONSTANT: OutputTensor";
     if (cpuml_status s = CheckBinding(outputs[0], output_, where)) return s;
@@ -122,6 +134,7 @@ class FillOperator final : public cpuml_operator {
   }
 
   const FillKernels& kernels_;
+  const char* const tier_name_;
   const bool sequence_;
   const Tensor output_;
   Tensor rows_;  // output_ with contiguous dimensions merged
@@ -166,7 +179,7 @@ cpuml_status CreateFillOperator(CPUML_OPERATOR_TYPE type, const void* desc, cpum
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: ValueDataType %s must equal OutputTensor DataType %s", name,
                 value_name, DataTypeName(output.type));
   }
-  *out = new FillOperator(*FillTier().kernels->fill, sequence, output, start, delta);
+  *out = new FillOperator(FillTier(), sequence, output, start, delta);
   return CPUML_STATUS_SUCCESS;
 }
 

@@ -2,6 +2,7 @@
 #ifndef CPUML_SRC_OPERATOR_H_
 #define CPUML_SRC_OPERATOR_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cpuml/cpuml.h"
@@ -10,10 +11,16 @@
 struct cpuml_operator {
   virtual ~cpuml_operator() = default;
   virtual uint32_t InputCount() const = 0;
+  // Fixed at create.
+  virtual CPUML_BINDING_PROPERTIES BindingProperties() const = 0;
   virtual cpuml_status Initialize(const CPUML_BUFFER_BINDING* inputs, uint32_t input_count) = 0;
-  // Counts and array pointers are checked by the caller.
+  // Counts and array pointers are checked by the caller. `scratch` is NULL (the operator uses
+  // scratch of its own) or checked to hold TemporaryResourceSize bytes, CPUML_SCRATCH_ALIGNMENT
+  // aligned.
   virtual cpuml_status Execute(const CPUML_BUFFER_BINDING* inputs, const CPUML_BUFFER_BINDING* outputs,
-                               pthreadpool_t threadpool) = 0;
+                               uint8_t* scratch, pthreadpool_t threadpool) = 0;
+  // The verbose log's operator-specific fields (src/verbose.h): "operator,types,sizes,strides,tier,kernel".
+  virtual void Describe(char* buf, size_t size) const = 0;
 };
 
 namespace cpuml {

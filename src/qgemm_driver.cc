@@ -32,7 +32,33 @@ uint8_t RequantizeWide(int64_t acc, float multiplier, float lo, float hi, int32_
   return static_cast<uint8_t>(static_cast<int32_t>(nearbyintf(y)) + zero_point);
 }
 
+size_t Align64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
+
 }  // namespace
+
+size_t QGemmQuantization::Bytes(size_t padded_m, size_t padded_n) {
+  return 6 * Align64(padded_m * 4) + 4 * Align64(padded_n * 4);
+}
+
+QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t padded_n) {
+  const size_t row_bytes = Align64(padded_m * 4), column_bytes = Align64(padded_n * 4);
+  auto row = [&](int i) { return memory + i * row_bytes; };
+  auto column = [&](int i) { return memory + 6 * row_bytes + i * column_bytes; };
+  QGemmQuantization q;
+  q.a_scale = reinterpret_cast<float*>(row(0));
+  q.out_scale = reinterpret_cast<float*>(row(1));
+  q.out_min = reinterpret_cast<float*>(row(2));
+  q.out_max = reinterpret_cast<float*>(row(3));
+  q.a_zero_point = reinterpret_cast<int32_t*>(row(4));
+  q.out_zero_point = reinterpret_cast<int32_t*>(row(5));
+  q.b_scale = reinterpret_cast<float*>(column(0));
+  q.multiplier_memory = reinterpret_cast<float*>(column(1));
+  q.col_b = reinterpret_cast<int32_t*>(column(2));
+  q.b_zero_point = reinterpret_cast<int32_t*>(column(3));
+  q.multiplier = nullptr;
+  q.use_col_b = false;
+  return q;
+}
 
 QGemmPlan::QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels, size_t m, size_t n, size_t k,
                      MatrixGrid a_grid, MatrixGrid b_grid)
@@ -111,7 +137,7 @@ struct QGemmPlan::RunJob {
     uint8_t* dst = packed_a + (a_matrix * p.m_tiles_ + tile) * p.a_tile_stride_;
     for (size_t c = 0; c < p.chunks_.size(); ++c) {
       const Chunk& chunk = p.chunks_[c];
-      PackATile(p.format_, am, q->a_zero_point.data() + m0, chunk.k0, chunk.k, m0, std::min<size_t>(p.format_.mr, p.m_ - m0),
+      PackATile(p.format_, am, q->a_zero_point + m0, chunk.k0, chunk.k, m0, std::min<size_t>(p.format_.mr, p.m_ - m0),
                 dst + chunk.a_offset, RowTerms(a_matrix, c, 0) + m0, RowTerms(a_matrix, c, 1) + m0);
     }
   }
@@ -151,14 +177,14 @@ struct QGemmPlan::RunJob {
         const size_t mr = std::min<size_t>(f.mr, p.m_ - m0);
         const uint8_t* a_tile = packed_a + (a_matrix * p.m_tiles_ + tile) * p.a_tile_stride_;
         QGemmTileParams params;
-        params.a_scale = q->a_scale.data() + m0;
-        params.out_scale = q->out_scale.data() + m0;
-        params.out_min = q->out_min.data() + m0;
-        params.out_max = q->out_max.data() + m0;
-        params.out_zero_point = q->out_zero_point.data() + m0;
-        params.b_scale = q->b_scale.data() + n0;
-        params.multiplier = q->multiplier.empty() ? nullptr : q->multiplier.data() + n0;
-        params.col_b = q->use_col_b ? q->col_b.data() + n0 : nullptr;
+        params.a_scale = q->a_scale + m0;
+        params.out_scale = q->out_scale + m0;
+        params.out_min = q->out_min + m0;
+        params.out_max = q->out_max + m0;
+        params.out_zero_point = q->out_zero_point + m0;
+        params.b_scale = q->b_scale + n0;
+        params.multiplier = q->multiplier ? q->multiplier + n0 : nullptr;
+        params.col_b = q->use_col_b ? q->col_b + n0 : nullptr;
         params.out_signed = out->is_signed;
         uint8_t* out_tile = out_base + m0 * out->row_stride + n0 * out->col_stride;
         auto run_chunk = [&](size_t c) {

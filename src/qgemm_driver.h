@@ -36,15 +36,22 @@ struct Int8Operand {
   }
 };
 
-// Everything an execute decodes from the scale and zero-point tensors. Per-row arrays are padded
-// to whole tiles and per-column arrays to whole panels.
+// Everything an execute decodes from the scale and zero-point tensors, in that execute's
+// scratch. Per-row arrays are padded to whole tiles and per-column arrays to whole panels.
 struct QGemmQuantization {
-  std::vector<float> a_scale, out_scale, out_min, out_max, b_scale;
-  std::vector<float> multiplier;  // per column when A and output scales are per-tensor, else empty
-  std::vector<int32_t> a_zero_point, out_zero_point;
-  std::vector<int32_t> col_b;     // B zero points in the packing's domain
-  std::vector<int32_t> b_zero_point;  // decoding scratch
-  bool use_col_b = false;
+  float *a_scale, *out_scale, *out_min, *out_max;  // per row
+  float* b_scale;                                  // per column
+  float* multiplier;  // per column when A and output scales are per-tensor, else NULL
+  int32_t *a_zero_point, *out_zero_point;          // per row
+  int32_t* col_b;         // B zero points in the packing's domain, per column
+  int32_t* b_zero_point;  // decoding scratch, per column
+  bool use_col_b;
+
+  // Bytes of the arrays for padded_m rows and padded_n columns (a multiple of 64).
+  static size_t Bytes(size_t padded_m, size_t padded_n);
+  // Points the arrays into `memory` (Bytes() of it, 64-byte aligned); multiplier stays NULL.
+  static QGemmQuantization In(uint8_t* memory, size_t padded_m, size_t padded_n);
+  float* multiplier_memory;  // where multiplier points when it is used
 };
 
 struct QGemmOutput {

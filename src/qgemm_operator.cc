@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -14,6 +15,7 @@
 #include "src/qgemm_driver.h"
 #include "src/qgemm_operator.h"
 #include "src/status.h"
+#include "src/verbose.h"
 
 namespace cpuml {
 namespace {
@@ -44,15 +46,40 @@ Int8Operand Operand(const Tensor& t, const uint8_t* data) {
 
 class QLinearMatMul final : public cpuml_operator {
  public:
-  QLinearMatMul(const QGemmDescriptor& d, const QGemmKernel& kernel)
+  QLinearMatMul(const QGemmDescriptor& d, const QGemmKernel& kernel, const char* tier_name)
       : d_(d),
         plan_(kernel, d.t[kOut].sizes[0], d.t[kOut].sizes[1], d.t[kOut].sizes[2], d.t[kOut].sizes[3], d.t[kA].sizes[3],
-              DistinctMatrices(d.t[kA]), DistinctMatrices(d.t[kB])) {
+              DistinctMatrices(d.t[kA]), DistinctMatrices(d.t[kB])),
+        tier_name_(tier_name) {
     for (int i = 0; i < kOut; ++i) needs_initialize_ |= d_.present[i] && d_.t[i].owned;
+  }
+
+  // After CheckLimits: every size below is at most 2^62, so these sums cannot wrap.
+  void PlanMemory() {
+    size_t offset = 0;
+    auto take = [&](size_t bytes) {
+      const size_t at = offset;
+      offset += (bytes + 63) & ~size_t{63};
+      return at;
+    };
+    scratch_.quantization = take(QGemmQuantization::Bytes(plan_.padded_m(), plan_.padded_n()));
+    scratch_.packed_a = take(plan_.packed_a_bytes());
+    scratch_.row_terms = take(plan_.row_terms_bytes());
+    scratch_.packed_b = d_.t[kB].owned ? 0 : take(plan_.packed_b_bytes());
+    scratch_.total = offset;
+    persistent_bytes_ = 0;
+    for (int i = 0; i < kOut; ++i)
+      if (Owned(i)) persistent_bytes_ += i == kB ? plan_.packed_b_bytes() : d_.t[i].reach_bytes;
   }
 
   const QGemmPlan& plan() const { return plan_; }
   uint32_t InputCount() const override { return kOut; }
+  CPUML_BINDING_PROPERTIES BindingProperties() const override { return {scratch_.total, persistent_bytes_}; }
+
+  void Describe(char* buf, size_t size) const override {
+    const NamedTensor tensors[] = {{"A", &d_.t[kA]}, {"B", &d_.t[kB]}, {"Output", &d_.t[kOut]}};
+    DescribeOperator(buf, size, kQGemmOp, tensors, 3, tier_name_, plan_.kernel().name);
+  }
 
   cpuml_status Initialize(const CPUML_BUFFER_BINDING* inputs, uint32_t input_count) override {
     if (!needs_initialize_) return CPUML_STATUS_SUCCESS;
@@ -80,7 +107,7 @@ class QLinearMatMul final : public cpuml_operator {
     return CPUML_STATUS_SUCCESS;
   }
 
-  cpuml_status Execute(const CPUML_BUFFER_BINDING* inputs, const CPUML_BUFFER_BINDING* outputs,
+  cpuml_status Execute(const CPUML_BUFFER_BINDING* inputs, const CPUML_BUFFER_BINDING* outputs, uint8_t* scratch,
                        pthreadpool_t pool) override;
 
  private:
@@ -94,100 +121,94 @@ class QLinearMatMul final : public cpuml_operator {
 
   // Scales: finite and > 0, else an error before anything is written. `dim` is the indexed
   // dimension (2: per row, 3: per column).
-  cpuml_status ReadScales(const uint8_t* data, int member, size_t count, int dim, size_t padded,
-                          std::vector<float>* values) const {
+  cpuml_status ReadScales(const uint8_t* data, int member, size_t count, int dim, size_t padded, float* values) const {
     const Tensor& t = d_.t[member];
     const float* s = reinterpret_cast<const float*>(data);
-    values->assign(padded, 1.0f);
+    std::fill(values, values + padded, 1.0f);
     for (size_t i = 0; i < count; ++i) {
       const float v = s[t.sizes[dim] == 1 ? 0 : i * t.strides[dim]];
       if (!(v > 0.0f) || !isfinite(v))
         return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: %s element %zu is %g: scales must be finite and > 0", kQGemmOp,
                     kQGemmMemberNames[member], t.sizes[dim] == 1 ? size_t{0} : i, static_cast<double>(v));
-      (*values)[i] = v;
+      values[i] = v;
     }
     return CPUML_STATUS_SUCCESS;
   }
 
-  void ReadZeroPoints(const uint8_t* data, int member, size_t count, int dim, size_t padded,
-                      std::vector<int32_t>* values) const {
-    values->assign(padded, 0);
+  void ReadZeroPoints(const uint8_t* data, int member, size_t count, int dim, size_t padded, int32_t* values) const {
+    std::fill(values, values + padded, 0);
     if (!d_.present[member]) return;
     const Tensor& t = d_.t[member];
     const bool is_signed = t.type == CPUML_TENSOR_DATA_TYPE_INT8;
     for (size_t i = 0; i < count; ++i) {
       const uint8_t raw = data[t.sizes[dim] == 1 ? 0 : i * t.strides[dim]];
-      (*values)[i] = is_signed ? static_cast<int8_t>(raw) : raw;
+      values[i] = is_signed ? static_cast<int8_t>(raw) : raw;
     }
   }
 
   cpuml_status Decode(const uint8_t* const* data, QGemmQuantization* q) const;
 
-  // What one execute needs besides the bindings.
-  struct Workspace {
-    Buffer packed_a, row_terms, packed_b;  // packed_b: only when B is not owned
-    QGemmQuantization quantization;
-  };
-
-  std::unique_ptr<Workspace> AcquireWorkspace() {
+  // Scratch kept by the operator for callers that pass none: one per concurrent caller, made on
+  // first need, so after the first call such an execute allocates nothing either.
+  Buffer AcquireScratch() {
     {
-      std::lock_guard<std::mutex> lock(workspaces_mutex_);
-      if (!idle_workspaces_.empty()) {
-        std::unique_ptr<Workspace> w = std::move(idle_workspaces_.back());
-        idle_workspaces_.pop_back();
-        return w;
+      std::lock_guard<std::mutex> lock(scratch_mutex_);
+      if (!idle_scratch_.empty()) {
+        Buffer b = std::move(idle_scratch_.back());
+        idle_scratch_.pop_back();
+        return b;
       }
-      // Room to keep every workspace made, so that giving one back never allocates.
-      idle_workspaces_.reserve(++workspace_count_);
+      // Room to keep every buffer made, so that giving one back never allocates.
+      idle_scratch_.reserve(++scratch_count_);
     }
-    std::unique_ptr<Workspace> w(new Workspace);
-    w->packed_a = Allocate(plan_.packed_a_bytes());
-    w->row_terms = Allocate(plan_.row_terms_bytes());
-    if (!d_.t[kB].owned) w->packed_b = Allocate(plan_.packed_b_bytes());
-    return w;
+    return Allocate(scratch_.total);
   }
 
-  // Keeps the workspace for the next call (the room was reserved when it was made).
-  void ReleaseWorkspace(std::unique_ptr<Workspace> w) {
-    std::lock_guard<std::mutex> lock(workspaces_mutex_);
-    idle_workspaces_.push_back(std::move(w));
+  void ReleaseScratch(Buffer b) {
+    std::lock_guard<std::mutex> lock(scratch_mutex_);
+    idle_scratch_.push_back(std::move(b));
   }
+
+  cpuml_status Run(const uint8_t* const* data, uint8_t* output, uint8_t* scratch, pthreadpool_t pool) const;
 
   const QGemmDescriptor d_;
   const QGemmPlan plan_;
   bool needs_initialize_ = false, initialized_ = false;
   Buffer packed_b_;
   Buffer owned_[kQGemmMemberCount];
-  std::mutex workspaces_mutex_;
-  std::vector<std::unique_ptr<Workspace>> idle_workspaces_;
-  size_t workspace_count_ = 0;
+  const char* const tier_name_;
+  // Byte offsets of one execute's scratch regions, each 64-byte aligned.
+  struct {
+    size_t quantization = 0, packed_a = 0, row_terms = 0, packed_b = 0, total = 0;
+  } scratch_;
+  uint64_t persistent_bytes_ = 0;
+  std::mutex scratch_mutex_;
+  std::vector<Buffer> idle_scratch_;
+  size_t scratch_count_ = 0;
 };
 
 cpuml_status QLinearMatMul::Decode(const uint8_t* const* data, QGemmQuantization* q) const {
   const size_t m = d_.t[kOut].sizes[2], n = d_.t[kOut].sizes[3];
   const size_t padded_m = plan_.padded_m(), padded_n = plan_.padded_n();
-  if (cpuml_status s = ReadScales(data[kAScale], kAScale, m, 2, padded_m, &q->a_scale)) return s;
-  if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, &q->b_scale)) return s;
-  if (cpuml_status s = ReadScales(data[kOutScale], kOutScale, m, 2, padded_m, &q->out_scale)) return s;
+  if (cpuml_status s = ReadScales(data[kAScale], kAScale, m, 2, padded_m, q->a_scale)) return s;
+  if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
+  if (cpuml_status s = ReadScales(data[kOutScale], kOutScale, m, 2, padded_m, q->out_scale)) return s;
   // Per-tensor A and output scales: the multiplier depends on the column alone.
   if (d_.t[kAScale].sizes[2] == 1 && d_.t[kOutScale].sizes[2] == 1) {
-    q->multiplier.resize(padded_n);
+    q->multiplier = q->multiplier_memory;
     for (size_t j = 0; j < padded_n; ++j) q->multiplier[j] = (q->a_scale[0] * q->b_scale[j]) / q->out_scale[0];
   }
-  ReadZeroPoints(data[kAZeroPoint], kAZeroPoint, m, 2, padded_m, &q->a_zero_point);
-  ReadZeroPoints(data[kOutZeroPoint], kOutZeroPoint, m, 2, padded_m, &q->out_zero_point);
-  std::vector<int32_t>& b_zero_point = q->b_zero_point;
-  ReadZeroPoints(data[kBZeroPoint], kBZeroPoint, n, 3, padded_n, &b_zero_point);
+  ReadZeroPoints(data[kAZeroPoint], kAZeroPoint, m, 2, padded_m, q->a_zero_point);
+  ReadZeroPoints(data[kOutZeroPoint], kOutZeroPoint, m, 2, padded_m, q->out_zero_point);
+  const int32_t* b_zero_point = q->b_zero_point;
+  ReadZeroPoints(data[kBZeroPoint], kBZeroPoint, n, 3, padded_n, q->b_zero_point);
   const bool b_signed = d_.t[kB].type == CPUML_TENSOR_DATA_TYPE_INT8;
-  q->col_b.resize(padded_n);
   q->use_col_b = false;
   for (size_t j = 0; j < padded_n; ++j) {
     q->col_b[j] = j < n ? ColumnTermB(plan_.format().packing, b_signed, b_zero_point[j]) : 0;
     q->use_col_b |= q->col_b[j] != 0;
   }
   const bool out_signed = d_.t[kOut].type == CPUML_TENSOR_DATA_TYPE_INT8;
-  q->out_min.resize(padded_m);
-  q->out_max.resize(padded_m);
   for (size_t i = 0; i < padded_m; ++i) {
     q->out_min[i] = static_cast<float>((out_signed ? -128 : 0) - q->out_zero_point[i]);
     q->out_max[i] = static_cast<float>((out_signed ? 127 : 255) - q->out_zero_point[i]);
@@ -196,7 +217,7 @@ cpuml_status QLinearMatMul::Decode(const uint8_t* const* data, QGemmQuantization
 }
 
 cpuml_status QLinearMatMul::Execute(const CPUML_BUFFER_BINDING* inputs, const CPUML_BUFFER_BINDING* outputs,
-                                    pthreadpool_t pool) {
+                                    uint8_t* scratch, pthreadpool_t pool) {
   if (needs_initialize_ && !initialized_)
     return Fail(CPUML_STATUS_INVALID_STATE,
                 "%s: some inputs are OWNED_BY_CPUML: call cpuml_initialize_operator before execute", kQGemmOp);
@@ -211,25 +232,28 @@ cpuml_status QLinearMatMul::Execute(const CPUML_BUFFER_BINDING* inputs, const CP
     data[i] = static_cast<const uint8_t*>(inputs[i].Data);
   }
   if (cpuml_status s = CheckMemberBinding(outputs[0], kOut)) return s;
-  // A workspace kept from an earlier call (one per concurrent caller): after the first call an
-  // execute allocates nothing.
-  std::unique_ptr<Workspace> w = AcquireWorkspace();
-  QGemmQuantization& q = w->quantization;
-  if (cpuml_status s = Decode(data, &q)) {
-    ReleaseWorkspace(std::move(w));
-    return s;
-  }
-  // B: prepacked at initialize, or packed now into this call's workspace.
+  uint8_t* output = static_cast<uint8_t*>(outputs[0].Data);
+  if (scratch != nullptr) return Run(data, output, scratch, pool);
+  Buffer own = AcquireScratch();
+  const cpuml_status status = Run(data, output, own.get(), pool);
+  ReleaseScratch(std::move(own));
+  return status;
+}
+
+cpuml_status QLinearMatMul::Run(const uint8_t* const* data, uint8_t* output, uint8_t* scratch, pthreadpool_t pool) const {
+  QGemmQuantization q = QGemmQuantization::In(scratch + scratch_.quantization, plan_.padded_m(), plan_.padded_n());
+  if (cpuml_status s = Decode(data, &q)) return s;
+  // B: prepacked at initialize, or packed now into this call's scratch.
   const uint8_t* packed_b = packed_b_.get();
   if (!d_.t[kB].owned) {
-    plan_.PackB(Operand(d_.t[kB], data[kB]), w->packed_b.get(), pool);
-    packed_b = w->packed_b.get();
+    plan_.PackB(Operand(d_.t[kB], data[kB]), scratch + scratch_.packed_b, pool);
+    packed_b = scratch + scratch_.packed_b;
   }
   const Tensor& o = d_.t[kOut];
-  const QGemmOutput out{static_cast<uint8_t*>(outputs[0].Data), o.type == CPUML_TENSOR_DATA_TYPE_INT8, o.strides[0],
-                        o.strides[1], o.strides[2], o.strides[3]};
-  plan_.Run(Operand(d_.t[kA], data[kA]), packed_b, q, out, w->packed_a.get(), w->row_terms.get(), pool);
-  ReleaseWorkspace(std::move(w));
+  const QGemmOutput out{output, o.type == CPUML_TENSOR_DATA_TYPE_INT8, o.strides[0], o.strides[1], o.strides[2],
+                        o.strides[3]};
+  plan_.Run(Operand(d_.t[kA], data[kA]), packed_b, q, out, scratch + scratch_.packed_a, scratch + scratch_.row_terms,
+            pool);
   return CPUML_STATUS_SUCCESS;
 }
 
@@ -239,9 +263,11 @@ cpuml_status CreateQuantizedLinearMatrixMultiply(const void* desc, cpuml_operato
   QGemmDescriptor d;
   if (cpuml_status s = ValidateQGemm(static_cast<const CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC*>(desc), &d))
     return s;
-  const QGemmKernel& kernel = SelectQGemmKernel(*GemmTier().kernels, d.t[kOut].sizes[2]);
-  std::unique_ptr<QLinearMatMul> op(new QLinearMatMul(d, kernel));
+  const TierChoice tier = GemmTier();
+  const QGemmKernel& kernel = SelectQGemmKernel(*tier.kernels, d.t[kOut].sizes[2]);
+  std::unique_ptr<QLinearMatMul> op(new QLinearMatMul(d, kernel, tier.name));
   if (cpuml_status s = op->plan().CheckLimits(kQGemmOp)) return s;
+  op->PlanMemory();
   *out = op.release();
   return CPUML_STATUS_SUCCESS;
 }

@@ -1,16 +1,24 @@
-/*
- * cpuml: SIMD CPU kernels for DirectML-style operators.
+/**
+ * @file cpuml.h
+ * @brief cpuml's C API: SIMD CPU kernels for DirectML-style operators.
  *
  * The descriptors mirror DirectML's (DML_* -> CPUML_*), so an engine that already builds
- * DML descriptors can port by renaming. Semantics are specified in docs/semantics.md.
+ * DML descriptors can port by renaming. Semantics are specified in docs/semantics.md; how an
+ * engine maps ONNX and DirectML operators onto cpuml is in docs/integration.md.
  *
- * Lifecycle:  cpuml_create_operator      validate the descriptor, plan the kernels
- *             cpuml_initialize_operator  read inputs flagged OWNED_BY_CPUML once (prepack)
- *             cpuml_execute_operator     run; thread-safe on one operator
- *             cpuml_destroy_operator
+ * Lifecycle:
+ *  - cpuml_create_operator: validate the descriptor, plan the kernels;
+ *  - cpuml_initialize_operator: read inputs flagged OWNED_BY_CPUML once (prepack);
+ *  - cpuml_execute_operator (or cpuml_execute_operator_with_scratch): run; thread-safe on one
+ *    operator;
+ *  - cpuml_destroy_operator.
  *
  * Errors: every call returns a cpuml_status; on failure cpuml_last_error_message() gives the
  * calling thread's message (operator, member and the rule broken) and no output byte is written.
+ *
+ * Memory: create and initialize allocate; an execute allocates its scratch on the first call
+ * (kept by the operator for later calls), or none at all when the caller passes scratch of
+ * cpuml_get_binding_properties()' TemporaryResourceSize to cpuml_execute_operator_with_scratch.
  *
  * Limits (docs/semantics.md): any uint32 size, K included, is accepted, with these exceptions,
  * each refused at create with CPUML_STATUS_INVALID_ARGUMENT and the limit named:
@@ -20,6 +28,10 @@
  *    the packed workspace sizes the shapes imply must be at most 2^62 bytes.
  * Every count, offset and size derived from a descriptor is computed in 64 bits with overflow
  * checked. Memory that cannot be had is CPUML_STATUS_OUT_OF_MEMORY, with nothing written.
+ *
+ * Thread safety: every function may be called from any thread. One operator may be executed
+ * from several threads at once; initialize and destroy must not overlap other calls on the same
+ * operator. The tier cap and the verbose switch are process-wide.
  */
 #ifndef CPUML_CPUML_H_
 #define CPUML_CPUML_H_
@@ -27,204 +39,304 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** Marks the exported C API (the shared library exports these functions and nothing else). */
 #if defined(_WIN32)
 #define CPUML_API __declspec(dllexport)
 #else
 #define CPUML_API __attribute__((visibility("default")))
 #endif
 
+/** Major version of this header: changes break the ABI (the shared library's SONAME follows it). */
+#define CPUML_VERSION_MAJOR 0
+/** Minor version of this header: additions that keep the ABI. */
+#define CPUML_VERSION_MINOR 1
+/** Patch version of this header: fixes only. */
+#define CPUML_VERSION_PATCH 0
+/** This header's version as one number, major * 10000 + minor * 100 + patch; compare it with
+ *  cpuml_get_version() to check the library loaded at run time. */
+#define CPUML_VERSION (CPUML_VERSION_MAJOR * 10000 + CPUML_VERSION_MINOR * 100 + CPUML_VERSION_PATCH)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Opaque thread pool from libpthreadpool (the pool XNNPACK uses). NULL runs on the calling thread. */
+/** Opaque thread pool from libpthreadpool (the pool XNNPACK uses). NULL runs on the calling thread. */
 typedef struct pthreadpool* pthreadpool_t;
 
+/** What every cpuml call returns. */
 typedef enum cpuml_status {
-  CPUML_STATUS_SUCCESS = 0,
-  CPUML_STATUS_INVALID_ARGUMENT = 1, /* a descriptor or binding breaks a rule */
-  CPUML_STATUS_UNSUPPORTED = 2,      /* well-formed, but a type/operator cpuml does not implement */
-  CPUML_STATUS_INVALID_STATE = 3,    /* e.g. execute before a required initialize */
-  CPUML_STATUS_OUT_OF_MEMORY = 4,
+  CPUML_STATUS_SUCCESS = 0,          /**< The call did what it was asked. */
+  CPUML_STATUS_INVALID_ARGUMENT = 1, /**< A descriptor or binding breaks a rule (the message names it). */
+  CPUML_STATUS_UNSUPPORTED = 2,      /**< Well-formed, but a type or operator cpuml does not implement. */
+  CPUML_STATUS_INVALID_STATE = 3,    /**< E.g. execute before a required initialize. */
+  CPUML_STATUS_OUT_OF_MEMORY = 4,    /**< An allocation failed; nothing was written. */
 } cpuml_status;
 
-/* Values are DirectML's DML_TENSOR_DATA_TYPE values; any other value is rejected as UNSUPPORTED. */
+/** Element types. Values are DirectML's DML_TENSOR_DATA_TYPE values; any other value is rejected
+ *  as CPUML_STATUS_UNSUPPORTED. */
 typedef enum CPUML_TENSOR_DATA_TYPE {
-  CPUML_TENSOR_DATA_TYPE_UNKNOWN = 0,
-  CPUML_TENSOR_DATA_TYPE_FLOAT32 = 1,
-  CPUML_TENSOR_DATA_TYPE_FLOAT16 = 2,
-  CPUML_TENSOR_DATA_TYPE_UINT32 = 3,
-  CPUML_TENSOR_DATA_TYPE_UINT16 = 4,
-  CPUML_TENSOR_DATA_TYPE_UINT8 = 5,
-  CPUML_TENSOR_DATA_TYPE_INT32 = 6,
-  CPUML_TENSOR_DATA_TYPE_INT16 = 7,
-  CPUML_TENSOR_DATA_TYPE_INT8 = 8,
+  CPUML_TENSOR_DATA_TYPE_UNKNOWN = 0, /**< Not a type: always rejected. */
+  CPUML_TENSOR_DATA_TYPE_FLOAT32 = 1, /**< IEEE binary32. */
+  CPUML_TENSOR_DATA_TYPE_FLOAT16 = 2, /**< IEEE binary16, stored as its 16-bit pattern. */
+  CPUML_TENSOR_DATA_TYPE_UINT32 = 3,  /**< Unsigned 32-bit integer. */
+  CPUML_TENSOR_DATA_TYPE_UINT16 = 4,  /**< Unsigned 16-bit integer. */
+  CPUML_TENSOR_DATA_TYPE_UINT8 = 5,   /**< Unsigned 8-bit integer. */
+  CPUML_TENSOR_DATA_TYPE_INT32 = 6,   /**< Two's complement 32-bit integer. */
+  CPUML_TENSOR_DATA_TYPE_INT16 = 7,   /**< Two's complement 16-bit integer. */
+  CPUML_TENSOR_DATA_TYPE_INT8 = 8,    /**< Two's complement 8-bit integer. */
 } CPUML_TENSOR_DATA_TYPE;
 
+/** The kind of tensor a CPUML_TENSOR_DESC describes. */
 typedef enum CPUML_TENSOR_TYPE {
-  CPUML_TENSOR_TYPE_INVALID = 0,
-  CPUML_TENSOR_TYPE_BUFFER = 1,
+  CPUML_TENSOR_TYPE_INVALID = 0, /**< Not a tensor type: always rejected. */
+  CPUML_TENSOR_TYPE_BUFFER = 1,  /**< A CPUML_BUFFER_TENSOR_DESC in caller memory. */
 } CPUML_TENSOR_TYPE;
 
+/** Flags of a buffer tensor. */
 typedef enum CPUML_TENSOR_FLAGS {
-  CPUML_TENSOR_FLAG_NONE = 0,
-  /* The tensor is constant: it is bound once at cpuml_initialize_operator (where it may be
-   * prepacked) and not at execute. */
+  CPUML_TENSOR_FLAG_NONE = 0, /**< Bound at every execute. */
+  /** The tensor is constant: it is bound once at cpuml_initialize_operator (where it may be
+   *  prepacked) and not at execute. */
   CPUML_TENSOR_FLAG_OWNED_BY_CPUML = 1,
 } CPUML_TENSOR_FLAGS;
 
+/** A strided tensor in a caller's buffer (DML_BUFFER_TENSOR_DESC). */
 typedef struct CPUML_BUFFER_TENSOR_DESC {
-  CPUML_TENSOR_DATA_TYPE DataType;
-  CPUML_TENSOR_FLAGS Flags;
-  uint32_t DimensionCount;
-  const uint32_t* Sizes;   /* DimensionCount entries, each > 0 */
-  const uint32_t* Strides; /* in elements; NULL = packed row-major; 0 broadcasts along that dim */
-  /* At least ((sum((Sizes[i]-1)*Strides[i]) + 1) * elementSize) rounded up to 4 (DirectML's rule). */
+  CPUML_TENSOR_DATA_TYPE DataType; /**< Element type. */
+  CPUML_TENSOR_FLAGS Flags;        /**< CPUML_TENSOR_FLAG_NONE or CPUML_TENSOR_FLAG_OWNED_BY_CPUML. */
+  uint32_t DimensionCount;         /**< Number of entries in Sizes (and Strides). */
+  const uint32_t* Sizes;           /**< DimensionCount entries, each > 0. */
+  /** In elements; NULL = packed row-major; 0 broadcasts along that dimension. */
+  const uint32_t* Strides;
+  /** At least ((sum((Sizes[i]-1)*Strides[i]) + 1) * elementSize) rounded up to 4 (DirectML's
+   *  rule), in bytes. */
   uint64_t TotalTensorSizeInBytes;
-  /* 0, or a power of two the bound Data pointer is promised to be aligned to. */
+  /** 0, or a power of two the bound Data pointer is promised to be aligned to. */
   uint32_t GuaranteedBaseOffsetAlignment;
 } CPUML_BUFFER_TENSOR_DESC;
 
+/** A tensor of any kind (only buffers exist). */
 typedef struct CPUML_TENSOR_DESC {
-  CPUML_TENSOR_TYPE Type;
-  const void* Desc; /* const CPUML_BUFFER_TENSOR_DESC* when Type == CPUML_TENSOR_TYPE_BUFFER */
+  CPUML_TENSOR_TYPE Type; /**< CPUML_TENSOR_TYPE_BUFFER. */
+  const void* Desc;       /**< const CPUML_BUFFER_TENSOR_DESC* when Type == CPUML_TENSOR_TYPE_BUFFER. */
 } CPUML_TENSOR_DESC;
 
-/* A FLOAT16 value is the IEEE binary16 bit pattern in Bytes[0..1] (little-endian, = UInt16). */
+/** A scalar of any data type. A FLOAT16 value is the IEEE binary16 bit pattern in Bytes[0..1]
+ *  (little-endian, = UInt16). */
 typedef union CPUML_SCALAR_UNION {
-  uint8_t Bytes[8];
-  int8_t Int8;
-  uint8_t UInt8;
-  int16_t Int16;
-  uint16_t UInt16;
-  int32_t Int32;
-  uint32_t UInt32;
-  int64_t Int64;
-  uint64_t UInt64;
-  float Float32;
-  double Float64;
+  uint8_t Bytes[8]; /**< The raw bytes. */
+  int8_t Int8;      /**< For INT8. */
+  uint8_t UInt8;    /**< For UINT8. */
+  int16_t Int16;    /**< For INT16. */
+  uint16_t UInt16;  /**< For UINT16, and FLOAT16's bit pattern. */
+  int32_t Int32;    /**< For INT32. */
+  uint32_t UInt32;  /**< For UINT32. */
+  int64_t Int64;    /**< Not used by any operator yet. */
+  uint64_t UInt64;  /**< Not used by any operator yet. */
+  float Float32;    /**< For FLOAT32. */
+  double Float64;   /**< Not used by any operator yet. */
 } CPUML_SCALAR_UNION;
 
+/** The operators cpuml implements. */
 typedef enum CPUML_OPERATOR_TYPE {
-  CPUML_OPERATOR_INVALID = 0,
-  CPUML_OPERATOR_FILL_VALUE_CONSTANT = 1,
-  CPUML_OPERATOR_FILL_VALUE_SEQUENCE = 2,
-  CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY = 3,
+  CPUML_OPERATOR_INVALID = 0,                          /**< Not an operator: always rejected. */
+  CPUML_OPERATOR_FILL_VALUE_CONSTANT = 1,              /**< CPUML_FILL_VALUE_CONSTANT_OPERATOR_DESC. */
+  CPUML_OPERATOR_FILL_VALUE_SEQUENCE = 2,              /**< CPUML_FILL_VALUE_SEQUENCE_OPERATOR_DESC. */
+  CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY = 3, /**< CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC. */
 } CPUML_OPERATOR_TYPE;
 
-/* Every element addressed by OutputTensor's Sizes and Strides gets Value.
- * OutputTensor: 1 to 8 dimensions; FLOAT32, FLOAT16, UINT32, UINT16, UINT8, INT32, INT16, INT8.
- * ValueDataType must equal OutputTensor's DataType. */
+/** Every element addressed by OutputTensor's Sizes and Strides gets Value.
+ *  OutputTensor: 1 to 8 dimensions; FLOAT32, FLOAT16, UINT32, UINT16, UINT8, INT32, INT16, INT8. */
 typedef struct CPUML_FILL_VALUE_CONSTANT_OPERATOR_DESC {
-  const CPUML_TENSOR_DESC* OutputTensor;
-  CPUML_TENSOR_DATA_TYPE ValueDataType;
-  CPUML_SCALAR_UNION Value;
+  const CPUML_TENSOR_DESC* OutputTensor; /**< The tensor filled (output 0). */
+  CPUML_TENSOR_DATA_TYPE ValueDataType;  /**< Must equal OutputTensor's DataType. */
+  CPUML_SCALAR_UNION Value;              /**< The value, in the member of ValueDataType. */
 } CPUML_FILL_VALUE_CONSTANT_OPERATOR_DESC;
 
-/* Element i in row-major logical order gets ValueStart + i * ValueDelta:
+/** Element i in row-major logical order gets ValueStart + i * ValueDelta:
  *  - integer types: modulo 2^bits (identical to repeated addition);
  *  - FLOAT32: start + float(i) * delta in float32, no fused multiply-add;
  *  - FLOAT16: the same computed in float32 from the half inputs, rounded once to half (nearest even).
- * Where strides alias elements (stride 0), the element written last in that order wins. */
+ *  Where strides alias elements (stride 0), the element written last in that order wins. */
 typedef struct CPUML_FILL_VALUE_SEQUENCE_OPERATOR_DESC {
-  const CPUML_TENSOR_DESC* OutputTensor;
-  CPUML_TENSOR_DATA_TYPE ValueDataType;
-  CPUML_SCALAR_UNION ValueStart;
-  CPUML_SCALAR_UNION ValueDelta;
+  const CPUML_TENSOR_DESC* OutputTensor; /**< The tensor filled (output 0), as for the constant fill. */
+  CPUML_TENSOR_DATA_TYPE ValueDataType;  /**< Must equal OutputTensor's DataType. */
+  CPUML_SCALAR_UNION ValueStart;         /**< Element 0's value. */
+  CPUML_SCALAR_UNION ValueDelta;         /**< The step between consecutive elements. */
 } CPUML_FILL_VALUE_SEQUENCE_OPERATOR_DESC;
 
-/* Output[b,c,m,n] = clamp(roundHalfToEven(float(acc) * ((AScale[m] * BScale[n]) / OutputScale[m]))
- *                         + OutputZeroPoint[m], typeMin, typeMax)
- * with acc = sum_k (A[b,c,m,k] - AZeroPoint[m]) * (B[b,c,k,n] - BZeroPoint[n]) exact for any K.
- * Tensors are 4-D {Batch, Channel, rows, cols}; 2-D and 3-D descriptors get leading 1s.
- * A, B: INT8 or UINT8 ({B,C,M,K} and {B,C,K,N}; batch/channel sizes equal Output's or 1).
- * AScale, OutputScale: FLOAT32, {1,1,1,1} or {1,1,M,1}. BScale: FLOAT32, {1,1,1,1} or {1,1,1,N}.
- * Zero points (optional, NULL = 0): their tensor's data type, per-tensor or the scale's per-row /
- * per-column shape. Output: INT8 or UINT8, {B,C,M,N}. Scales must be finite and > 0 (checked at
- * execute). Inputs bind in member order: A, AScale, AZeroPoint, B, BScale, BZeroPoint,
- * OutputScale, OutputZeroPoint. */
+/** Output[b,c,m,n] = clamp(roundHalfToEven(float(acc) * ((AScale[m] * BScale[n]) / OutputScale[m]))
+ *                          + OutputZeroPoint[m], typeMin, typeMax)
+ *  with acc = sum_k (A[b,c,m,k] - AZeroPoint[m]) * (B[b,c,k,n] - BZeroPoint[n]) exact for any K.
+ *
+ *  Tensors are 4-D {Batch, Channel, rows, cols}; 2-D and 3-D descriptors get leading 1s.
+ *  Scales must be finite and > 0 (checked at execute). Zero points are optional (NULL = 0) and
+ *  have their tensor's data type, per-tensor or the scale's per-row / per-column shape.
+ *  Inputs bind in member order: A, AScale, AZeroPoint, B, BScale, BZeroPoint, OutputScale,
+ *  OutputZeroPoint; the output is binding 0. */
 typedef struct CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC {
+  /** INT8 or UINT8, {B,C,M,K}; batch/channel sizes equal Output's or 1. */
   const CPUML_TENSOR_DESC* ATensor;
+  /** FLOAT32, {1,1,1,1} or {1,1,M,1}. */
   const CPUML_TENSOR_DESC* AScaleTensor;
-  const CPUML_TENSOR_DESC* AZeroPointTensor; /* may be NULL */
+  /** ATensor's type, AScaleTensor's shape; may be NULL. */
+  const CPUML_TENSOR_DESC* AZeroPointTensor;
+  /** INT8 or UINT8, {B,C,K,N}; batch/channel sizes equal Output's or 1. Usually OWNED_BY_CPUML
+   *  (weights), which packs it once at initialize. */
   const CPUML_TENSOR_DESC* BTensor;
+  /** FLOAT32, {1,1,1,1} or {1,1,1,N}. */
   const CPUML_TENSOR_DESC* BScaleTensor;
-  const CPUML_TENSOR_DESC* BZeroPointTensor; /* may be NULL */
+  /** BTensor's type, BScaleTensor's shape; may be NULL. */
+  const CPUML_TENSOR_DESC* BZeroPointTensor;
+  /** FLOAT32, {1,1,1,1} or {1,1,M,1}. */
   const CPUML_TENSOR_DESC* OutputScaleTensor;
-  const CPUML_TENSOR_DESC* OutputZeroPointTensor; /* may be NULL */
+  /** OutputTensor's type, OutputScaleTensor's shape; may be NULL. */
+  const CPUML_TENSOR_DESC* OutputZeroPointTensor;
+  /** INT8 or UINT8, {B,C,M,N}. */
   const CPUML_TENSOR_DESC* OutputTensor;
 } CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC;
 
+/** An operator of any type. */
 typedef struct CPUML_OPERATOR_DESC {
-  CPUML_OPERATOR_TYPE Type;
-  const void* Desc; /* points to the CPUML_*_OPERATOR_DESC matching Type */
+  CPUML_OPERATOR_TYPE Type; /**< Which descriptor Desc points to. */
+  const void* Desc;         /**< Points to the CPUML_*_OPERATOR_DESC matching Type. */
 } CPUML_OPERATOR_DESC;
 
-/* Data must be aligned to the tensor's element size (and to GuaranteedBaseOffsetAlignment if
- * set) and hold SizeInBytes >= the tensor's TotalTensorSizeInBytes. An absent optional tensor,
- * and an input the operator does not read in this call, is bound as {NULL, 0}. */
+/** Memory bound to a tensor (or passed as scratch). An absent optional tensor, and an input the
+ *  operator does not read in this call, is bound as {NULL, 0}. */
 typedef struct CPUML_BUFFER_BINDING {
+  /** The tensor's first element: aligned to the tensor's element size (and to
+   *  GuaranteedBaseOffsetAlignment if set). Owned by the caller. */
   void* Data;
+  /** Bytes available at Data: at least the tensor's TotalTensorSizeInBytes. */
   uint64_t SizeInBytes;
 } CPUML_BUFFER_BINDING;
 
+/** An operator: created by cpuml_create_operator, freed by cpuml_destroy_operator. */
 typedef struct cpuml_operator cpuml_operator;
 
-/* Validates and plans. The descriptor and everything it points to are copied: they may be freed
- * after the call. The kernel tier (see cpuml_set_max_isa) is fixed here for the operator's life. */
+/** Validates `desc` and plans the operator's kernels.
+ *  @param desc  the operator; it and everything it points to are copied, so they may be freed
+ *               after the call.
+ *  @param out   receives the operator (NULL on failure).
+ *  @return CPUML_STATUS_SUCCESS; INVALID_ARGUMENT or UNSUPPORTED naming the member and the rule;
+ *          OUT_OF_MEMORY.
+ *  The kernel tier (see cpuml_set_max_isa) is fixed here for the operator's life. */
 CPUML_API cpuml_status cpuml_create_operator(const CPUML_OPERATOR_DESC* desc, cpuml_operator** out);
 
-/* Reads the inputs flagged OWNED_BY_CPUML (the entries of other inputs are ignored), e.g. packs B
- * into the kernel layout. Always allowed; required before execute when any input is OWNED.
- * Not thread-safe with concurrent executes on the same operator. */
+/** Reads the inputs flagged OWNED_BY_CPUML once, e.g. packs B into the kernel layout (the
+ *  operator keeps PersistentResourceSize bytes, see cpuml_get_binding_properties).
+ *  @param inputs       the operator's input bindings in member order; entries of inputs that are
+ *                      not owned are ignored. The caller may free the owned inputs afterwards.
+ *  @param input_count  0 (nothing owned) or the operator's input count.
+ *  @return CPUML_STATUS_SUCCESS; INVALID_ARGUMENT for a missing or short binding; OUT_OF_MEMORY.
+ *  Always allowed; required before execute when any input is owned. Must not overlap executes
+ *  on the same operator. */
 CPUML_API cpuml_status cpuml_initialize_operator(cpuml_operator* op, const CPUML_BUFFER_BINDING* inputs,
                                                  uint32_t input_count);
 
-/* input_count / output_count must equal the operator's tensor counts (QUANTIZED_LINEAR_MATRIX_MULTIPLY:
- * 8 and 1; fills: 0 and 1). OWNED inputs are bound {NULL, 0} or are ignored. Safe to call
- * concurrently on one operator from several threads. The result bytes do not depend on the pool. */
+/** Runs the operator.
+ *  @param inputs        input bindings in member order; owned inputs are bound {NULL, 0} or are
+ *                       ignored.
+ *  @param input_count   must equal the operator's input count (QUANTIZED_LINEAR_MATRIX_MULTIPLY:
+ *                       8; fills: 0).
+ *  @param outputs       the output binding.
+ *  @param output_count  must be 1.
+ *  @param threadpool    the pool whose threads (and the caller's) do the work; NULL = the calling
+ *                       thread only. The result bytes do not depend on the pool.
+ *  @return CPUML_STATUS_SUCCESS; INVALID_ARGUMENT (bindings, scales), INVALID_STATE (not
+ *          initialized), OUT_OF_MEMORY (the first execute allocates the operator's scratch).
+ *  Safe to call concurrently on one operator from several threads. */
 CPUML_API cpuml_status cpuml_execute_operator(cpuml_operator* op, const CPUML_BUFFER_BINDING* inputs,
                                               uint32_t input_count, const CPUML_BUFFER_BINDING* outputs,
                                               uint32_t output_count, pthreadpool_t threadpool);
 
+/** Frees the operator and everything it allocated. NULL is allowed. */
 CPUML_API void cpuml_destroy_operator(cpuml_operator* op);
 
+/** A short lower-case name of `status` ("invalid argument"); never NULL. */
 CPUML_API const char* cpuml_status_string(cpuml_status status);
 
-/* The calling thread's message for its last failed call ("" if none). Valid until that thread's
- * next cpuml call. */
+/** The calling thread's message for its last failed call ("" if none). Valid until that thread's
+ *  next cpuml call; owned by cpuml. */
 CPUML_API const char* cpuml_last_error_message(void);
 
-/* Kernel tiers. Each architecture's tiers rank in the order listed (scalar, sse41, avx2,
- * avx512vnni, amx; scalar, neon, neon_dotprod, neon_i8mm); the values are names, not ranks. */
+/** The alignment, in bytes, of scratch passed to cpuml_execute_operator_with_scratch. */
+#define CPUML_SCRATCH_ALIGNMENT 64
+
+/** The memory an operator needs besides its bindings (DirectML's DML_BINDING_PROPERTIES). */
+typedef struct CPUML_BINDING_PROPERTIES {
+  /** Bytes of scratch one execute needs (0 if none); pass that much to
+   *  cpuml_execute_operator_with_scratch to make an execute allocate nothing. Each concurrent
+   *  execute needs its own. */
+  uint64_t TemporaryResourceSize;
+  /** Bytes the operator keeps from initialize until destroy (packed weights and copies of the
+   *  other owned inputs); allocated by cpuml at initialize. */
+  uint64_t PersistentResourceSize;
+} CPUML_BINDING_PROPERTIES;
+
+/** Reports the memory `op` needs (fixed at create).
+ *  @return CPUML_STATUS_SUCCESS; INVALID_ARGUMENT if op or properties is NULL. */
+CPUML_API cpuml_status cpuml_get_binding_properties(const cpuml_operator* op, CPUML_BINDING_PROPERTIES* properties);
+
+/** cpuml_execute_operator with caller-owned scratch: the execute makes no heap allocation.
+ *  @param scratch  Data aligned to CPUML_SCRATCH_ALIGNMENT with SizeInBytes >= the operator's
+ *                  TemporaryResourceSize (Data may be NULL when that is 0). The operator uses it
+ *                  only during this call; its contents before and after mean nothing. Concurrent
+ *                  executes need separate scratch. NULL behaves as cpuml_execute_operator.
+ *  @return as cpuml_execute_operator, and INVALID_ARGUMENT for scratch that is too small or
+ *          misaligned. */
+CPUML_API cpuml_status cpuml_execute_operator_with_scratch(cpuml_operator* op, const CPUML_BUFFER_BINDING* inputs,
+                                                           uint32_t input_count, const CPUML_BUFFER_BINDING* outputs,
+                                                           uint32_t output_count, const CPUML_BUFFER_BINDING* scratch,
+                                                           pthreadpool_t threadpool);
+
+/** Kernel tiers. Each architecture's tiers rank in the order listed (scalar, sse41, avx2,
+ *  avx512vnni, amx; scalar, neon, neon_dotprod, neon_i8mm); the values are names, not ranks. */
 typedef enum cpuml_isa {
-  CPUML_ISA_SCALAR = 0,
-  CPUML_ISA_SSE41 = 1,
-  CPUML_ISA_AVX2 = 2,
-  CPUML_ISA_AVX512VNNI = 3,
-  /* Intel AMX-INT8 tiles (Sapphire Rapids and later), with the AVX-512 VNNI kernel for M < 4. */
+  CPUML_ISA_SCALAR = 0,     /**< Portable C++; every CPU. */
+  CPUML_ISA_SSE41 = 1,      /**< x86 SSE4.1. */
+  CPUML_ISA_AVX2 = 2,       /**< x86 AVX2 (+F16C). */
+  CPUML_ISA_AVX512VNNI = 3, /**< x86 AVX-512 (F, BW, VL) with VNNI. */
+  /** Intel AMX-INT8 tiles (Sapphire Rapids and later), with the AVX-512 VNNI kernel for M < 4. */
   CPUML_ISA_AMX = 4,
-  CPUML_ISA_NEON = 16,
-  CPUML_ISA_NEON_DOTPROD = 17,
-  CPUML_ISA_NEON_I8MM = 18,
+  CPUML_ISA_NEON = 16,         /**< AArch64 Advanced SIMD. */
+  CPUML_ISA_NEON_DOTPROD = 17, /**< AArch64 with the dot product extension (sdot). */
+  CPUML_ISA_NEON_I8MM = 18,    /**< AArch64 with the int8 matrix multiply extension (smmla). */
 } cpuml_isa;
 
-/* The tier operators created now get: the highest tier that was built, that the CPU and OS
- * support, and that does not exceed the cap (cpuml_set_max_isa, or the environment variable
- * CPUML_MAX_ISA read once at load: scalar, sse41, avx2, avx512vnni, amx, neon, neon_dotprod, neon_i8mm). */
+/** The tier operators created now get: the highest tier that was built, that the CPU and OS
+ *  support, and that does not exceed the cap (cpuml_set_max_isa, or the environment variable
+ *  CPUML_MAX_ISA read once at load: scalar, sse41, avx2, avx512vnni, amx, neon, neon_dotprod,
+ *  neon_i8mm). */
 CPUML_API cpuml_isa cpuml_get_isa(void);
-CPUML_API const char* cpuml_isa_name(cpuml_isa isa); /* "scalar", "avx2", ...; NULL if unknown */
-/* Nonzero if `isa` was built into this library and this CPU and OS can run it. */
+/** The tier's name ("scalar", "avx2", ...), as CPUML_MAX_ISA spells it; NULL if unknown. */
+CPUML_API const char* cpuml_isa_name(cpuml_isa isa);
+/** Nonzero if `isa` was built into this library and this CPU and OS can run it. */
 CPUML_API int cpuml_is_isa_supported(cpuml_isa isa);
-/* Caps the tier for operators created afterwards (existing operators keep theirs). A cap above
- * what the machine supports selects the best supported tier below it. A tier of another
- * architecture (neon on x86) is CPUML_STATUS_INVALID_ARGUMENT, and so is CPUML_MAX_ISA naming one
- * (reported on stderr and ignored). */
+/** Caps the tier for operators created afterwards (existing operators keep theirs). A cap above
+ *  what the machine supports selects the best supported tier below it. A tier of another
+ *  architecture (neon on x86) is CPUML_STATUS_INVALID_ARGUMENT, and so is CPUML_MAX_ISA naming one
+ *  (reported on stderr and ignored). Process-wide. */
 CPUML_API cpuml_status cpuml_set_max_isa(cpuml_isa isa);
-/* The cap now in force: the last cpuml_set_max_isa or CPUML_MAX_ISA value, or, with none, the
- * highest tier of this architecture (which caps nothing). Passing it back to cpuml_set_max_isa
- * restores the cap. */
+/** The cap now in force: the last cpuml_set_max_isa or CPUML_MAX_ISA value, or, with none, the
+ *  highest tier of this architecture (which caps nothing). Passing it back to cpuml_set_max_isa
+ *  restores the cap. */
 CPUML_API cpuml_isa cpuml_get_max_isa(void);
+
+/** The loaded library's version, major * 10000 + minor * 100 + patch (see CPUML_VERSION). */
+CPUML_API uint32_t cpuml_get_version(void);
+/** The loaded library's version as "major.minor.patch"; owned by cpuml. */
+CPUML_API const char* cpuml_get_version_string(void);
+
+/** Turns the verbose log on (1) or off (0) for the whole process; the environment variable
+ *  CPUML_VERBOSE=1 turns it on at load. When on, every create, initialize and execute writes one
+ *  line to stderr, comma-separated (docs/integration.md, "Verbose log"):
+ *  cpuml_verbose,phase,operator,types,sizes,strides,tier,kernel,threads,status,time_us.
+ *  When off, a call costs one branch. */
+CPUML_API void cpuml_set_verbose(int level);
+/** The verbose level in force (0 = off). */
+CPUML_API int cpuml_get_verbose(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

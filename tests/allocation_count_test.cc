@@ -1,0 +1,174 @@
+// Caller-owned scratch: an execute given TemporaryResourceSize bytes of scratch makes no heap
+// allocation at all, on any thread, on every tier, even as an operator's first execute. Every
+// allocation in the process (cpuml, libstdc++, pthreadpool) goes through malloc and its
+// relatives, which this binary interposes with counting versions, so it is a binary of its own
+// (and is not built with the sanitizers, which interpose malloc themselves).
+#include <gtest/gtest.h>
+#include <malloc.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <cerrno>
+
+#include "tests/qgemm_support.h"
+
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void* __libc_memalign(size_t, size_t);
+void __libc_free(void*);
+}
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+inline void Count() {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
+}
+}  // namespace
+
+extern "C" {
+void* malloc(size_t bytes) {
+  Count();
+  return __libc_malloc(bytes);
+}
+void* calloc(size_t count, size_t bytes) {
+  Count();
+  return __libc_calloc(count, bytes);
+}
+void* realloc(void* p, size_t bytes) {
+  Count();
+  return __libc_realloc(p, bytes);
+}
+void* memalign(size_t alignment, size_t bytes) {
+  Count();
+  return __libc_memalign(alignment, bytes);
+}
+void* aligned_alloc(size_t alignment, size_t bytes) {
+  Count();
+  return __libc_memalign(alignment, bytes);
+}
+int posix_memalign(void** out, size_t alignment, size_t bytes) {
+  Count();
+  void* p = __libc_memalign(alignment, bytes);
+  if (p == nullptr) return ENOMEM;
+  *out = p;
+  return 0;
+}
+void free(void* p) { __libc_free(p); }
+}  // extern "C"
+
+namespace cpuml_test {
+namespace {
+
+template <class Call>
+long AllocationsOf(Call&& call) {
+  g_allocations = 0;
+  g_counting = true;
+  call();
+  g_counting = false;
+  return g_allocations.load();
+}
+
+// The interposer works: a plain new is seen.
+TEST(AllocationCount, InterposerSeesAllocations) {
+  const long seen = AllocationsOf([] { delete new std::vector<int>(1000); });
+  EXPECT_GE(seen, 1);
+}
+
+class ScratchTest : public TierTest {};
+
+// Scratch of the reported size, 64-byte aligned, allocated before counting starts.
+struct Scratch {
+  explicit Scratch(uint64_t bytes) : bytes(bytes), data(bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : nullptr) {}
+  ~Scratch() { free(data); }
+  CPUML_BUFFER_BINDING Binding() const { return {data, bytes}; }
+  uint64_t bytes;
+  void* data;
+};
+
+TEST_P(ScratchTest, QuantizedMatMulExecuteAllocatesNothing) {
+  pthreadpool_t pool = CreatePool(2);
+  // M = 1 takes the decode kernel where a tier has one; M = 37 the tier's largest tiles.
+  for (uint32_t m : {1u, 37u})
+    for (bool b_owned : {true, false}) {
+      SCOPED_TRACE(testing::Message() << "M " << m << (b_owned ? ", owned B" : ", B bound per call"));
+      QConfig c;
+      c.m = m;
+      c.k = 300;
+      c.n = 70;
+      c.b_owned = b_owned;
+      c.b_scale = Quant::kPerChannel;
+      c.b_zero = Quant::kPerChannel;
+      QProblem problem(c);
+      const auto desc = problem.OperatorDesc();
+      const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
+      cpuml_operator* raw = nullptr;
+      ASSERT_EQ(cpuml_create_operator(&op_desc, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+      OperatorPtr op(raw);
+      const auto init = problem.Inputs(false);
+      ASSERT_EQ(cpuml_initialize_operator(op.get(), init.data(), 8), CPUML_STATUS_SUCCESS);
+      CPUML_BINDING_PROPERTIES properties{};
+      ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
+      // B bound per call is packed into the scratch: at least its K x N bytes.
+      if (b_owned) {
+        EXPECT_GE(properties.PersistentResourceSize, uint64_t{c.k} * c.n);
+      } else {
+        EXPECT_GE(properties.TemporaryResourceSize, uint64_t{c.k} * c.n);
+        EXPECT_EQ(properties.PersistentResourceSize, 0u);
+      }
+      Scratch scratch(properties.TemporaryResourceSize);
+      const CPUML_BUFFER_BINDING scratch_binding = scratch.Binding();
+      const auto exec = problem.Inputs(true);
+      const CPUML_BUFFER_BINDING out = problem.buffer(QProblem::kOut).Binding();
+      const std::vector<uint8_t> original = problem.buffer(QProblem::kOut).Bytes();
+      const std::vector<uint8_t> expected = problem.Expected();
+      // Two executes, the first being the operator's first: neither allocates.
+      for (int call = 0; call < 2; ++call) {
+        memcpy(problem.buffer(QProblem::kOut).data(), original.data(), original.size());
+        cpuml_status status = CPUML_STATUS_INVALID_STATE;
+        const long made = AllocationsOf([&] {
+          status = cpuml_execute_operator_with_scratch(op.get(), exec.data(), 8, &out, 1, &scratch_binding, pool);
+        });
+        ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+        EXPECT_EQ(made, 0) << "execute " << call << " with caller scratch allocated";
+        EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected);
+      }
+    }
+  DestroyPool(pool);
+}
+
+TEST_P(ScratchTest, FillExecuteAllocatesNothing) {
+  const TensorDesc out(CPUML_TENSOR_DATA_TYPE_FLOAT32, {64, 1024});
+  CPUML_SCALAR_UNION start{}, delta{};
+  start.Float32 = 1.0f;
+  delta.Float32 = 0.5f;
+  const CPUML_FILL_VALUE_SEQUENCE_OPERATOR_DESC seq{out.get(), CPUML_TENSOR_DATA_TYPE_FLOAT32, start, delta};
+  const CPUML_OPERATOR_DESC desc{CPUML_OPERATOR_FILL_VALUE_SEQUENCE, &seq};
+  cpuml_operator* raw = nullptr;
+  ASSERT_EQ(cpuml_create_operator(&desc, &raw), CPUML_STATUS_SUCCESS);
+  OperatorPtr op(raw);
+  CPUML_BINDING_PROPERTIES properties{1, 1};
+  ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
+  EXPECT_EQ(properties.TemporaryResourceSize, 0u);
+  EXPECT_EQ(properties.PersistentResourceSize, 0u);
+  GuardedBuffer output(out.MinimumBytes(), 0);
+  const CPUML_BUFFER_BINDING binding = output.Binding();
+  const CPUML_BUFFER_BINDING no_scratch{nullptr, 0};
+  pthreadpool_t pool = CreatePool(2);
+  cpuml_status status = CPUML_STATUS_INVALID_STATE;
+  EXPECT_EQ(AllocationsOf([&] {
+              status = cpuml_execute_operator_with_scratch(op.get(), nullptr, 0, &binding, 1, &no_scratch, pool);
+            }),
+            0);
+  EXPECT_EQ(status, CPUML_STATUS_SUCCESS);
+  const float* values = reinterpret_cast<const float*>(output.data());
+  for (int i : {0, 1, 1000, 64 * 1024 - 1}) EXPECT_EQ(values[i], 1.0f + static_cast<float>(i) * 0.5f) << i;
+  DestroyPool(pool);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, ScratchTest, testing::ValuesIn(AllTiers()), TierName);
+
+}  // namespace
+}  // namespace cpuml_test
