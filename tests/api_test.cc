@@ -1,6 +1,11 @@
 // The C API's own contract: status strings, ISA control, argument checks.
 #include "tests/test_support.h"
 
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
 namespace cpuml_test {
 namespace {
 
@@ -75,6 +80,159 @@ TEST(Api, SuccessClearsMessage) {
   ASSERT_EQ(cpuml_create_operator(&desc, &op), CPUML_STATUS_SUCCESS);
   EXPECT_STREQ(cpuml_last_error_message(), "");
   cpuml_destroy_operator(op);
+}
+
+TEST(Api, Version) {
+  EXPECT_EQ(cpuml_get_version(), static_cast<uint32_t>(CPUML_VERSION));
+  char expected[32];
+  snprintf(expected, sizeof expected, "%d.%d.%d", CPUML_VERSION_MAJOR, CPUML_VERSION_MINOR, CPUML_VERSION_PATCH);
+  EXPECT_STREQ(cpuml_get_version_string(), expected);
+}
+
+// A small owned-nothing matmul: A 3x5 u8, B 5x4 s8, output 3x4 u8, all scales 1, no zero points.
+struct SmallMatMul {
+  TensorDesc a{CPUML_TENSOR_DATA_TYPE_UINT8, {3, 5}}, b{CPUML_TENSOR_DATA_TYPE_INT8, {5, 4}},
+      scale{CPUML_TENSOR_DATA_TYPE_FLOAT32, {1, 1}}, out{CPUML_TENSOR_DATA_TYPE_UINT8, {3, 4}};
+  CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC desc{a.get(),     scale.get(), nullptr,   b.get(), scale.get(),
+                                                            nullptr,     scale.get(), nullptr,   out.get()};
+  CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
+  uint8_t a_data[16] = {1, 2, 3, 4, 5, 0, 1, 0, 1, 0, 9, 9, 9, 9, 9};
+  int8_t b_data[20] = {1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  float one = 1.0f;
+  std::vector<CPUML_BUFFER_BINDING> Inputs() {
+    return {{a_data, sizeof a_data}, {&one, 4}, {nullptr, 0}, {b_data, sizeof b_data},
+            {&one, 4},               {nullptr, 0}, {&one, 4}, {nullptr, 0}};
+  }
+  // Hand-computed: row i of A times B (columns: k0, k1, k2, k0+k1+k2+k3+k4).
+  static constexpr uint8_t kExpected[12] = {1, 2, 3, 15, 0, 1, 0, 2, 9, 9, 9, 45};
+};
+
+TEST(Api, ScratchIsChecked) {
+  SmallMatMul mm;
+  cpuml_operator* raw = nullptr;
+  ASSERT_EQ(cpuml_create_operator(&mm.op_desc, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+  OperatorPtr op(raw);
+  CPUML_BINDING_PROPERTIES properties{};
+  EXPECT_EQ(cpuml_get_binding_properties(op.get(), nullptr), CPUML_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(cpuml_get_binding_properties(nullptr, &properties), CPUML_STATUS_INVALID_ARGUMENT);
+  ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
+  ASSERT_GT(properties.TemporaryResourceSize, 0u);
+  EXPECT_EQ(properties.PersistentResourceSize, 0u);  // nothing owned
+  const auto inputs = mm.Inputs();
+  GuardedBuffer output(12, 0x77), scratch(properties.TemporaryResourceSize + 64, 0);
+  const CPUML_BUFFER_BINDING out = output.Binding();
+  struct Case {
+    CPUML_BUFFER_BINDING scratch;
+    const char* message;
+  } cases[] = {
+      {{scratch.data(), properties.TemporaryResourceSize - 1}, "scratch->SizeInBytes"},
+      {{nullptr, properties.TemporaryResourceSize}, "scratch->Data must not be NULL"},
+      {{scratch.data() + 1, properties.TemporaryResourceSize}, "CPUML_SCRATCH_ALIGNMENT"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(cpuml_execute_operator_with_scratch(op.get(), inputs.data(), 8, &out, 1, &c.scratch, nullptr),
+              CPUML_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(strstr(cpuml_last_error_message(), c.message), nullptr) << cpuml_last_error_message();
+    EXPECT_EQ(output.Bytes(), std::vector<uint8_t>(12, 0x77)) << "written despite " << c.message;
+  }
+  const CPUML_BUFFER_BINDING exact{scratch.data(), properties.TemporaryResourceSize};
+  ASSERT_EQ(cpuml_execute_operator_with_scratch(op.get(), inputs.data(), 8, &out, 1, &exact, nullptr),
+            CPUML_STATUS_SUCCESS)
+      << cpuml_last_error_message();
+  EXPECT_EQ(output.Bytes(), std::vector<uint8_t>(SmallMatMul::kExpected, SmallMatMul::kExpected + 12));
+  EXPECT_TRUE(scratch.CanariesIntact());
+  // NULL scratch is the plain execute.
+  memset(output.data(), 0x77, 12);
+  ASSERT_EQ(cpuml_execute_operator_with_scratch(op.get(), inputs.data(), 8, &out, 1, nullptr, nullptr),
+            CPUML_STATUS_SUCCESS);
+  EXPECT_EQ(output.Bytes(), std::vector<uint8_t>(SmallMatMul::kExpected, SmallMatMul::kExpected + 12));
+}
+
+// Redirects stderr into a file for the test's lifetime and returns what was written.
+class StderrCapture {
+ public:
+  StderrCapture() : file_(tmpfile()) {
+    fflush(stderr);
+    saved_ = dup(2);
+    dup2(fileno(file_), 2);
+  }
+  std::string Finish() {
+    fflush(stderr);
+    dup2(saved_, 2);
+    close(saved_);
+    std::string text;
+    rewind(file_);
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, file_)) > 0;) text.append(buf, n);
+    fclose(file_);
+    return text;
+  }
+
+ private:
+  FILE* file_;
+  int saved_;
+};
+
+std::vector<std::string> Split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  for (size_t end; (end = text.find(separator, begin)) != std::string::npos; begin = end + 1)
+    parts.push_back(text.substr(begin, end - begin));
+  parts.push_back(text.substr(begin));
+  return parts;
+}
+
+TEST(Api, VerboseLogLines) {
+  ASSERT_EQ(cpuml_get_verbose(), 0) << "run the suite without CPUML_VERBOSE";
+  SmallMatMul mm;
+  const auto inputs = mm.Inputs();
+  GuardedBuffer output(12, 0);
+  const CPUML_BUFFER_BINDING out = output.Binding();
+  {
+    // Off: nothing at all.
+    StderrCapture capture;
+    cpuml_operator* raw = nullptr;
+    ASSERT_EQ(cpuml_create_operator(&mm.op_desc, &raw), CPUML_STATUS_SUCCESS);
+    OperatorPtr op(raw);
+    ASSERT_EQ(cpuml_execute_operator(op.get(), inputs.data(), 8, &out, 1, nullptr), CPUML_STATUS_SUCCESS);
+    EXPECT_EQ(capture.Finish(), "");
+  }
+  cpuml_set_verbose(1);
+  EXPECT_EQ(cpuml_get_verbose(), 1);
+  StderrCapture capture;
+  cpuml_operator* raw = nullptr;
+  const cpuml_status created = cpuml_create_operator(&mm.op_desc, &raw);
+  OperatorPtr op(raw);
+  const cpuml_status initialized = cpuml_initialize_operator(op.get(), nullptr, 0);
+  const cpuml_status executed = cpuml_execute_operator(op.get(), inputs.data(), 8, &out, 1, nullptr);
+  const CPUML_BUFFER_BINDING short_out{output.data(), 2};
+  const cpuml_status refused = cpuml_execute_operator(op.get(), inputs.data(), 8, &short_out, 1, nullptr);
+  cpuml_set_verbose(0);
+  const std::string log = capture.Finish();
+  ASSERT_EQ(created, CPUML_STATUS_SUCCESS);
+  ASSERT_EQ(initialized, CPUML_STATUS_SUCCESS);
+  ASSERT_EQ(executed, CPUML_STATUS_SUCCESS);
+  ASSERT_EQ(refused, CPUML_STATUS_INVALID_ARGUMENT);
+  std::vector<std::string> lines = Split(log, '\n');
+  ASSERT_EQ(lines.size(), 5u) << log;  // four lines and the empty tail
+  const char* phases[] = {"create", "initialize", "execute", "execute"};
+  const char* statuses[] = {"SUCCESS", "SUCCESS", "SUCCESS", "INVALID_ARGUMENT"};
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE(lines[i]);
+    const std::vector<std::string> f = Split(lines[i], ',');
+    ASSERT_EQ(f.size(), 11u);
+    EXPECT_EQ(f[0], "cpuml_verbose");
+    EXPECT_EQ(f[1], phases[i]);
+    EXPECT_EQ(f[2], "QUANTIZED_LINEAR_MATRIX_MULTIPLY");
+    EXPECT_EQ(f[3], "A=u8 B=s8 Output=u8");
+    EXPECT_EQ(f[4], "A=1x1x3x5 B=1x1x5x4 Output=1x1x3x4");
+    EXPECT_EQ(f[5], "A=0:0:5:1 B=0:0:4:1 Output=0:0:4:1");  // size-1 dimensions have stride 0 once padded to 4-D
+    EXPECT_EQ(f[6], cpuml_isa_name(cpuml_get_isa()));
+    EXPECT_NE(f[7].find("qgemm_"), std::string::npos);
+    EXPECT_EQ(f[8], "1");
+    EXPECT_EQ(f[9], statuses[i]);
+    EXPECT_GE(atof(f[10].c_str()), 0.0);
+  }
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "tests/test_support.h"
+#include "tests/qgemm_support.h"
 
 namespace cpuml_test {
 namespace {
@@ -68,6 +68,47 @@ TEST_P(ConcurrencyTest, ConcurrentFillExecutesOnOneOperator) {
       EXPECT_EQ(outputs[t].Bytes(), expected.Bytes()) << "caller " << t << (sequence ? " (sequence)" : " (constant)");
       EXPECT_TRUE(outputs[t].CanariesIntact());
     }
+  }
+}
+
+// Concurrent executes of one matmul operator, each caller with its own scratch (B bound per call,
+// so B's packing is in the scratch too).
+TEST_P(ConcurrencyTest, ConcurrentExecutesWithSeparateScratch) {
+  QConfig c;
+  c.m = 21;
+  c.k = 77;
+  c.n = 50;
+  c.b_scale = Quant::kPerChannel;
+  QProblem problem(c);
+  const auto desc = problem.OperatorDesc();
+  const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
+  cpuml_operator* raw = nullptr;
+  ASSERT_EQ(cpuml_create_operator(&op_desc, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+  OperatorPtr op(raw);
+  CPUML_BINDING_PROPERTIES properties{};
+  ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
+  ASSERT_GT(properties.TemporaryResourceSize, 0u);
+  const std::vector<uint8_t> expected = problem.Expected();
+  const auto inputs = problem.Inputs(true);
+  std::vector<GuardedBuffer> outputs, scratch;
+  for (int t = 0; t < kCallers; ++t) {
+    outputs.emplace_back(problem.buffer(QProblem::kOut).size(), 0);
+    memcpy(outputs.back().data(), problem.buffer(QProblem::kOut).data(), outputs.back().size());
+    scratch.emplace_back(properties.TemporaryResourceSize, 0);  // GuardedBuffer data is 64-byte aligned
+  }
+  std::vector<cpuml_status> statuses(kCallers, CPUML_STATUS_INVALID_STATE);
+  Barrier start_together(CallersOverlap(kCallers) ? kCallers : 1);
+  OnCallerThreads(kCallers, [&](int t) {
+    const CPUML_BUFFER_BINDING out = outputs[t].Binding(), own_scratch = scratch[t].Binding();
+    start_together.Wait();
+    for (int rep = 0; rep < 10; ++rep)
+      statuses[t] = cpuml_execute_operator_with_scratch(op.get(), inputs.data(), 8, &out, 1, &own_scratch, nullptr);
+  });
+  for (int t = 0; t < kCallers; ++t) {
+    EXPECT_EQ(statuses[t], CPUML_STATUS_SUCCESS);
+    EXPECT_EQ(outputs[t].Bytes(), expected) << "caller " << t;
+    EXPECT_TRUE(outputs[t].CanariesIntact());
+    EXPECT_TRUE(scratch[t].CanariesIntact()) << "scratch of caller " << t << " overrun";
   }
 }
 

@@ -51,6 +51,16 @@ class Operator {
                uint32_t output_count, pthreadpool_t threadpool = nullptr) const {
     Check(cpuml_execute_operator(op_, inputs, input_count, outputs, output_count, threadpool));
   }
+  // Thread-safe with separate scratch per caller; makes no heap allocation.
+  void Execute(const CPUML_BUFFER_BINDING* inputs, uint32_t input_count, const CPUML_BUFFER_BINDING* outputs,
+               uint32_t output_count, const CPUML_BUFFER_BINDING& scratch, pthreadpool_t threadpool = nullptr) const {
+    Check(cpuml_execute_operator_with_scratch(op_, inputs, input_count, outputs, output_count, &scratch, threadpool));
+  }
+  CPUML_BINDING_PROPERTIES BindingProperties() const {
+    CPUML_BINDING_PROPERTIES properties;
+    Check(cpuml_get_binding_properties(op_, &properties));
+    return properties;
+  }
   cpuml_operator* get() const noexcept { return op_; }
 
  private:
