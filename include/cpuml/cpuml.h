@@ -226,6 +226,7 @@ CPUML_API cpuml_status cpuml_create_operator(const CPUML_OPERATOR_DESC* desc, cp
 
 /** Reads the inputs flagged OWNED_BY_CPUML once, e.g. packs B into the kernel layout (the
  *  operator keeps PersistentResourceSize bytes, see cpuml_get_binding_properties).
+ *  @param op           the operator.
  *  @param inputs       the operator's input bindings in member order; entries of inputs that are
  *                      not owned are ignored. The caller may free the owned inputs afterwards.
  *  @param input_count  0 (nothing owned) or the operator's input count.
@@ -236,6 +237,7 @@ CPUML_API cpuml_status cpuml_initialize_operator(cpuml_operator* op, const CPUML
                                                  uint32_t input_count);
 
 /** Runs the operator.
+ *  @param op            the operator.
  *  @param inputs        input bindings in member order; owned inputs are bound {NULL, 0} or are
  *                       ignored.
  *  @param input_count   must equal the operator's input count (QUANTIZED_LINEAR_MATRIX_MULTIPLY:
@@ -280,10 +282,16 @@ typedef struct CPUML_BINDING_PROPERTIES {
 CPUML_API cpuml_status cpuml_get_binding_properties(const cpuml_operator* op, CPUML_BINDING_PROPERTIES* properties);
 
 /** cpuml_execute_operator with caller-owned scratch: the execute makes no heap allocation.
+ *  @param op            the operator.
+ *  @param inputs        as cpuml_execute_operator.
+ *  @param input_count   as cpuml_execute_operator.
+ *  @param outputs       as cpuml_execute_operator.
+ *  @param output_count  as cpuml_execute_operator.
  *  @param scratch  Data aligned to CPUML_SCRATCH_ALIGNMENT with SizeInBytes >= the operator's
  *                  TemporaryResourceSize (Data may be NULL when that is 0). The operator uses it
  *                  only during this call; its contents before and after mean nothing. Concurrent
  *                  executes need separate scratch. NULL behaves as cpuml_execute_operator.
+ *  @param threadpool    as cpuml_execute_operator.
  *  @return as cpuml_execute_operator, and INVALID_ARGUMENT for scratch that is too small or
  *          misaligned. */
 CPUML_API cpuml_status cpuml_execute_operator_with_scratch(cpuml_operator* op, const CPUML_BUFFER_BINDING* inputs,
