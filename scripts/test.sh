@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The test command: conformance tests natively (every tier this CPU has), under qemu-user for
+# The test command: conformance tests natively (every tier this CPU has), the allocation tests,
+# the install and downstream consumer builds with the examples, the API reference check; under qemu-user for
 # the tiers below it (core2duo: scalar, Nehalem: SSE4.1, Haswell: AVX2, each checked to be the
 # tier dispatch picked), cross-built for AArch64 and run under qemu-aarch64 (cortex-a53: NEON,
 # cortex-a76: dotprod, max: i8mm), again under AddressSanitizer + UndefinedBehaviorSanitizer (with
 # the allocation-failure test and the fuzz corpus replay), the concurrency tests under
 # ThreadSanitizer, and the libFuzzer target for CPUML_FUZZ_SECONDS (default 150).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-ensure_packages "${BASE_PACKAGES[@]}" qemu-user g++-aarch64-linux-gnu clang libclang-rt-14-dev
+ensure_packages "${BASE_PACKAGES[@]}" qemu-user g++-aarch64-linux-gnu clang libclang-rt-14-dev pkg-config doxygen
 ensure_arm64_packages libgtest-dev:arm64 libbenchmark-dev:arm64
 
 passed=0 failed=0 skipped=0
@@ -40,13 +41,20 @@ cmake --build "$ROOT/build/release" -j "$JOBS"
 TESTS="$ROOT/build/release/tests/cpuml_tests"
 
 # Packaging checks (exports, tier namespaces) through ctest; the suite itself runs below.
-(cd "$ROOT/build/release" && ctest --output-on-failure -E '^cpuml_(tests|allocation_failure_test|fuzz_corpus_replay)$') \
+(cd "$ROOT/build/release" && ctest --output-on-failure -E '^cpuml_(tests|allocation_failure_test|allocation_count_test|fuzz_corpus_replay)$') \
   || failed=$((failed + 1))
 
 run_suite "native ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))" "$TESTS"
 run_suite "allocation failure (each allocation of create, initialize, execute)" \
   "$ROOT/build/release/tests/cpuml_allocation_failure_test"
+run_suite "allocation count (executes with caller scratch allocate nothing)" \
+  "$ROOT/build/release/tests/cpuml_allocation_count_test"
 run_check "fuzz corpus replay" "$ROOT/build/release/tests/cpuml_fuzz_replay" "$ROOT/tests/fuzz/corpus"
+# What an engine sees: install, then examples/ built against it with find_package and
+# pkg-config, shared and static; and the API reference, which fails on an undocumented item.
+run_check "consumer builds and examples" bash "$ROOT/scripts/consumer_test.sh" "$ROOT/build/release"
+run_check "API reference (doxygen, undocumented public items fail)" \
+  cmake --build "$ROOT/build/release" --target doc
 if [ "$(uname -m)" = "x86_64" ]; then
   for pair in core2duo:scalar Nehalem:sse41 Haswell:avx2; do
     cpu=${pair%%:*} tier=${pair##*:}
