@@ -1,6 +1,10 @@
 #include "bench/bench_support.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <iterator>
 
 namespace cpuml_bench {
 
@@ -40,9 +44,106 @@ CpumlMatMul::CpumlMatMul(const MatMulData& d, bool a_signed, bool b_signed, bool
 
 CpumlMatMul::~CpumlMatMul() { cpuml_destroy_operator(op_); }
 
-cpuml_status CpumlMatMul::Run(uint8_t* out, pthreadpool_t pool) {
+cpuml_status CpumlMatMul::Run(uint8_t* out, pthreadpool_t pool, void* scratch) {
   const CPUML_BUFFER_BINDING o{out, out_bytes_};
-  return cpuml_execute_operator(op_, inputs_.data(), 8, &o, 1, pool);
+  if (scratch == nullptr) return cpuml_execute_operator(op_, inputs_.data(), 8, &o, 1, pool);
+  const CPUML_BUFFER_BINDING s{scratch, ScratchBytes()};
+  return cpuml_execute_operator_with_scratch(op_, inputs_.data(), 8, &o, 1, &s, pool);
 }
+
+uint64_t CpumlMatMul::ScratchBytes() const {
+  CPUML_BINDING_PROPERTIES properties{};
+  cpuml_get_binding_properties(op_, &properties);
+  return properties.TemporaryResourceSize;
+}
+
+std::string ShapeName(const Shape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n);
+}
+
+namespace {
+
+BenchOptions g_options;
+
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> items;
+  size_t begin = 0;
+  while (begin <= list.size()) {
+    const size_t end = std::min(list.find(',', begin), list.size());
+    if (end > begin) items.push_back(list.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return items;
+}
+
+bool ParseShapes(const std::string& list, std::vector<Shape>* shapes) {
+  for (const std::string& item : SplitList(list)) {
+    unsigned m, k, n;
+    char tail;
+    if (sscanf(item.c_str(), "%ux%ux%u%c", &m, &k, &n, &tail) != 3 || !m || !k || !n) {
+      fprintf(stderr, "cpuml_bench: shape '%s' is not MxKxN with M, K, N > 0\n", item.c_str());
+      return false;
+    }
+    shapes->push_back({m, k, n});
+  }
+  return true;
+}
+
+bool ParseTypes(const std::string& list, std::vector<std::string>* types) {
+  for (const std::string& item : SplitList(list)) {
+    if (item != "u8s8" && item != "u8u8" && item != "s8s8" && item != "s8u8") {
+      fprintf(stderr, "cpuml_bench: types '%s' is not one of u8s8, u8u8, s8s8, s8u8\n", item.c_str());
+      return false;
+    }
+    types->push_back(item);
+  }
+  return true;
+}
+
+bool ParseThreads(const std::string& list, std::vector<int>* threads) {
+  for (const std::string& item : SplitList(list)) {
+    char* end;
+    const long n = strtol(item.c_str(), &end, 10);
+    if (*end || n < 1 || n > 1024) {
+      fprintf(stderr, "cpuml_bench: thread count '%s' is not in 1..1024\n", item.c_str());
+      return false;
+    }
+    threads->push_back(static_cast<int>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+bool BenchOptions::Wants(const std::string& types_name) const {
+  for (const std::string& t : types)
+    if (t == types_name) return true;
+  return false;
+}
+
+bool ParseBenchOptions(int* argc, char** argv) {
+  std::string shapes, types, threads;
+  if (const char* env = getenv("CPUML_BENCH_SHAPES")) shapes = env;
+  if (const char* env = getenv("CPUML_BENCH_TYPES")) types = env;
+  if (const char* env = getenv("CPUML_BENCH_THREADS")) threads = env;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--shapes=", 0) == 0) shapes = arg.substr(9);
+    else if (arg.rfind("--types=", 0) == 0) types = arg.substr(8);
+    else if (arg.rfind("--threads=", 0) == 0) threads = arg.substr(10);
+    else argv[kept++] = argv[i];
+  }
+  *argc = kept;
+  if (!ParseShapes(shapes, &g_options.shapes) || !ParseTypes(types, &g_options.types) ||
+      !ParseThreads(threads, &g_options.threads))
+    return false;
+  if (g_options.shapes.empty()) g_options.shapes.assign(std::begin(kShapes), std::end(kShapes));
+  if (g_options.types.empty()) g_options.types = {"u8s8", "u8u8", "s8s8", "s8u8"};
+  if (g_options.threads.empty()) g_options.threads = {1, 2};
+  return true;
+}
+
+const BenchOptions& Options() { return g_options; }
 
 }  // namespace cpuml_bench

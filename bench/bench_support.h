@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <random>
+#include <string>
 #include <vector>
 
 #include "cpuml/cpuml.h"
@@ -17,6 +18,28 @@ struct Shape {
 };
 // The peers' shapes: LLM decode (M = 1, 16), a transformer FFN, square GEMMs.
 constexpr Shape kShapes[] = {{1, 4096, 4096}, {16, 4096, 4096}, {128, 768, 3072}, {1024, 1024, 1024}, {2048, 2048, 2048}};
+
+std::string ShapeName(const Shape& s);  // "MxKxN"
+
+// What the matmul benchmarks cover, from the command line or the environment (flags win):
+//   --shapes=1x4096x11008,128x768x3072   CPUML_BENCH_SHAPES   M x K x N list (default kShapes)
+//   --types=u8s8,s8s8                    CPUML_BENCH_TYPES    A and B types (default all four)
+//   --threads=1,16                       CPUML_BENCH_THREADS  thread counts (default 1,2)
+struct BenchOptions {
+  std::vector<Shape> shapes;
+  std::vector<std::string> types;
+  std::vector<int> threads;
+  bool Wants(const std::string& types_name) const;
+};
+// Takes the flags above out of argv (the rest goes to Google Benchmark); false with a message on
+// stderr for a malformed list.
+bool ParseBenchOptions(int* argc, char** argv);
+const BenchOptions& Options();
+
+// Registration, after the options are parsed.
+void RegisterQGemmBenchmarks();
+void RegisterPeerBenchmarks();
+void RegisterFillBenchmarks();
 
 // Full-range uniform data, the same for every library so results can be compared.
 struct MatMulData {
@@ -46,7 +69,9 @@ class CpumlMatMul {
  public:
   CpumlMatMul(const MatMulData& d, bool a_signed, bool b_signed, bool out_signed);
   ~CpumlMatMul();
-  cpuml_status Run(uint8_t* out, pthreadpool_t pool);
+  // `scratch`: NULL, or TemporaryResourceSize bytes (ScratchBytes()) of caller scratch.
+  cpuml_status Run(uint8_t* out, pthreadpool_t pool, void* scratch = nullptr);
+  uint64_t ScratchBytes() const;
   bool ok() const { return op_ != nullptr; }
 
  private:

@@ -76,7 +76,9 @@ void BM_StdFillFloat(benchmark::State& state, size_t bytes) {
   SetBandwidth(state, bytes);
 }
 
-int Register() {
+}  // namespace
+
+void RegisterFillBenchmarks() {
   const struct {
     const char* name;
     CPUML_TENSOR_DATA_TYPE type;
@@ -107,9 +109,6 @@ int Register() {
          "_float32/64MiB/threads:2")
             .c_str(),
         BM_Fill, op, CPUML_TENSOR_DATA_TYPE_FLOAT32, 4, size_t{64} << 20, 2)->UseRealTime();
-  return 0;
 }
-const int registered = Register();
 
-}  // namespace
 }  // namespace cpuml_bench

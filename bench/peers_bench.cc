@@ -167,27 +167,32 @@ void BM_Xnnpack(benchmark::State& state, Shape s, bool is_signed, int threads) {
 }
 #endif
 
-int Register() {
-  for (const Shape& s : kShapes)
-    for (int threads : {1, 2}) {
-      const std::string suffix = "/" + std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n) +
-                                 "/threads:" + std::to_string(threads);
+}  // namespace
+
+// The peers run the type combinations they implement, where those were asked for.
+void RegisterPeerBenchmarks() {
+  const BenchOptions& options = Options();
+  for (const Shape& s : options.shapes)
+    for (int threads : options.threads) {
+      const std::string suffix = "/" + ShapeName(s) + "/threads:" + std::to_string(threads);
 #if CPUML_BENCH_HAVE_ONEDNN
-      benchmark::RegisterBenchmark(("qgemm/onednn/u8s8" + suffix).c_str(), BM_OneDnn, s, false, threads)
-          ->Unit(benchmark::kMicrosecond)->UseRealTime();
-      benchmark::RegisterBenchmark(("qgemm/onednn/s8s8" + suffix).c_str(), BM_OneDnn, s, true, threads)
-          ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      if (options.Wants("u8s8"))
+        benchmark::RegisterBenchmark(("qgemm/onednn/u8s8" + suffix).c_str(), BM_OneDnn, s, false, threads)
+            ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      if (options.Wants("s8s8"))
+        benchmark::RegisterBenchmark(("qgemm/onednn/s8s8" + suffix).c_str(), BM_OneDnn, s, true, threads)
+            ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #endif
 #if CPUML_BENCH_HAVE_XNNPACK
-      benchmark::RegisterBenchmark(("qgemm/xnnpack/u8u8" + suffix).c_str(), BM_Xnnpack, s, false, threads)
-          ->Unit(benchmark::kMicrosecond)->UseRealTime();
-      benchmark::RegisterBenchmark(("qgemm/xnnpack/s8s8" + suffix).c_str(), BM_Xnnpack, s, true, threads)
-          ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      if (options.Wants("u8u8"))
+        benchmark::RegisterBenchmark(("qgemm/xnnpack/u8u8" + suffix).c_str(), BM_Xnnpack, s, false, threads)
+            ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      if (options.Wants("s8s8"))
+        benchmark::RegisterBenchmark(("qgemm/xnnpack/s8s8" + suffix).c_str(), BM_Xnnpack, s, true, threads)
+            ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #endif
+      (void)suffix;
     }
-  return 0;
 }
-const int registered = Register();
 
-}  // namespace
 }  // namespace cpuml_bench

@@ -1,9 +1,11 @@
 // QUANTIZED_LINEAR_MATRIX_MULTIPLY throughput, B prepacked, GOPS = 2 * M * N * K per second:
 //   qgemm/cpuml/<types>/<shape>/threads:N   what an engine gets (the dispatched tier), every type
 //                                           combination and thread count
+//   qgemm/cpuml_scratch/u8s8/...            the same with caller-owned scratch
 //   qgemm/<kernel>/u8s8/<shape>/threads:1   every registered kernel of every tier this CPU runs,
 //                                           on the shapes in its M range (kernels/registry.h), so
 //                                           tiers are compared in one process
+// Shapes, types and thread counts: bench/bench_support.h (--shapes=, --types=, --threads=).
 // CPUML_BENCH_TIERS=dispatched leaves out the per-kernel runs.
 #include <benchmark/benchmark.h>
 
@@ -22,7 +24,8 @@ namespace cpuml_bench {
 namespace {
 
 // `tier`: the cap while the operator is created (its kernels are fixed then); -1 for none.
-void BM_Cpuml(benchmark::State& state, Shape s, bool a_signed, bool b_signed, int threads, int tier) {
+// `scratch`: execute with caller-owned scratch (cpuml_execute_operator_with_scratch).
+void BM_Cpuml(benchmark::State& state, Shape s, bool a_signed, bool b_signed, int threads, int tier, bool scratch) {
   MatMulData data(s, a_signed, b_signed);
   const cpuml_isa previous_cap = cpuml_get_max_isa();
   if (tier >= 0) cpuml_set_max_isa(static_cast<cpuml_isa>(tier));
@@ -31,12 +34,15 @@ void BM_Cpuml(benchmark::State& state, Shape s, bool a_signed, bool b_signed, in
   cpuml_set_max_isa(previous_cap);
   if (!mm.ok()) return state.SkipWithError("cpuml setup failed");
   std::vector<uint8_t> out((size_t{s.m} * s.n + 3) / 4 * 4);
+  void* scratch_memory = scratch ? aligned_alloc(CPUML_SCRATCH_ALIGNMENT, (mm.ScratchBytes() + 63) / 64 * 64 + 64) : nullptr;
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   for (auto _ : state) {
-    if (mm.Run(out.data(), pool) != CPUML_STATUS_SUCCESS) state.SkipWithError(cpuml_last_error_message());
+    if (mm.Run(out.data(), pool, scratch_memory) != CPUML_STATUS_SUCCESS)
+      state.SkipWithError(cpuml_last_error_message());
     benchmark::ClobberMemory();
   }
   if (pool) pthreadpool_destroy(pool);
+  free(scratch_memory);
   SetGops(state, s);
   state.SetLabel(std::string("exact, ") + cpuml_isa_name(isa));
 }
@@ -52,22 +58,6 @@ const struct {
   const char* name;
   bool a_signed, b_signed;
 } kCombos[] = {{"u8s8", false, true}, {"u8u8", false, false}, {"s8s8", true, true}, {"s8u8", true, false}};
-
-// Thread counts to measure: CPUML_BENCH_THREADS="1,16" overrides the default 1 and 2.
-std::vector<int> ThreadCounts() {
-  std::vector<int> counts;
-  if (const char* env = getenv("CPUML_BENCH_THREADS")) {
-    for (const char* p = env; *p;) {
-      char* end;
-      const long n = strtol(p, &end, 10);
-      if (end == p) break;
-      if (n > 0) counts.push_back(static_cast<int>(n));
-      p = *end ? end + 1 : end;
-    }
-  }
-  if (counts.empty()) counts = {1, 2};
-  return counts;
-}
 
 struct BenchKernel {
   cpuml_isa isa;
@@ -92,35 +82,39 @@ std::vector<BenchKernel> RunnableKernels() {
   return kernels;
 }
 
-std::string ShapeName(const Shape& s) {
-  return std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n);
-}
+}  // namespace
 
-int Register() {
+void RegisterQGemmBenchmarks() {
+  const BenchOptions& options = Options();
   for (const IsaPeakProbe& probe : IsaPeakProbes())
     if (probe.supported()) benchmark::RegisterBenchmark((std::string("isa_peak/") + probe.name).c_str(), BM_IsaPeak, probe);
-  for (const Shape& s : kShapes)
-    for (const auto& combo : kCombos)
-      for (int threads : ThreadCounts()) {
-        const std::string name = "qgemm/cpuml/" + std::string(combo.name) + "/" + ShapeName(s) + "/threads:" +
-                                 std::to_string(threads);
-        benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, combo.a_signed, combo.b_signed, threads, -1)
+  for (const Shape& s : options.shapes)
+    for (const auto& combo : kCombos) {
+      if (!options.Wants(combo.name)) continue;
+      for (int threads : options.threads) {
+        const std::string suffix = std::string(combo.name) + "/" + ShapeName(s) + "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(("qgemm/cpuml/" + suffix).c_str(), BM_Cpuml, s, combo.a_signed, combo.b_signed,
+                                     threads, -1, false)
             ->Unit(benchmark::kMicrosecond)
             ->UseRealTime();
+        // u8s8 again with caller-owned scratch: what an engine with its own arena gets.
+        if (strcmp(combo.name, "u8s8") == 0)
+          benchmark::RegisterBenchmark(("qgemm/cpuml_scratch/" + suffix).c_str(), BM_Cpuml, s, combo.a_signed,
+                                       combo.b_signed, threads, -1, true)
+              ->Unit(benchmark::kMicrosecond)
+              ->UseRealTime();
       }
+    }
   const char* tiers = getenv("CPUML_BENCH_TIERS");
-  if (tiers && strcmp(tiers, "dispatched") == 0) return 0;
+  if (tiers && strcmp(tiers, "dispatched") == 0) return;
   for (const BenchKernel& k : RunnableKernels())
-    for (const Shape& s : kShapes) {
+    for (const Shape& s : options.shapes) {
       if (s.m < k.kernel->min_m || s.m > k.kernel->max_m) continue;
       const std::string name = "qgemm/" + std::string(k.kernel->name) + "/u8s8/" + ShapeName(s) + "/threads:1";
-      benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, false, true, 1, static_cast<int>(k.isa))
+      benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, false, true, 1, static_cast<int>(k.isa), false)
           ->Unit(benchmark::kMicrosecond)
           ->UseRealTime();
     }
-  return 0;
 }
-const int registered = Register();
 
-}  // namespace
 }  // namespace cpuml_bench

@@ -34,7 +34,7 @@ def main():
     shapes = sorted({re.search(r"/(\d+x\d+x\d+)/", n).group(1) for n in rows if n.startswith("qgemm/")},
                     key=lambda s: [int(x) for x in s.split("x")])
     threads = sorted({int(re.search(r"threads:(\d+)", n).group(1)) for n in rows if n.startswith("qgemm/")})
-    cols = [("cpuml", "u8s8"), ("cpuml", "u8u8"), ("cpuml", "s8s8"), ("cpuml", "s8u8"),
+    cols = [("cpuml", "u8s8"), ("cpuml_scratch", "u8s8"), ("cpuml", "u8u8"), ("cpuml", "s8s8"), ("cpuml", "s8u8"),
             ("onednn", "u8s8"), ("onednn", "s8s8"), ("xnnpack", "u8u8"), ("xnnpack", "s8s8")]
     cols = [c for c in cols if any(n.startswith(f"qgemm/{c[0]}/{c[1]}/") for n in rows)]
     print(f"Quantized matmul, GOPS (2*M*N*K/s); cpuml tier {tier}; every cpuml result is exact.\n")

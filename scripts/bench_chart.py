@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Draws cpuml_bench's JSON (--benchmark_out) as a chart: quantized matmul GOPS per shape for
+cpuml and the peers in the run, one panel per thread count, medians; hatched bars are libraries
+whose results differ from the exact formula (the peers' saturating paths).
+Usage: python3 scripts/bench_chart.py results.json chart.svg [--cpu "CPU name"]"""
+import argparse
+import json
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+SERIES = [("cpuml", "u8s8", "#1f4e9c"), ("cpuml", "s8s8", "#5b8bd9"), ("cpuml", "u8u8", "#9dbcf0"),
+          ("onednn", "u8s8", "#c0392b"), ("onednn", "s8s8", "#e67e73"),
+          ("xnnpack", "u8u8", "#27864a"), ("xnnpack", "s8s8", "#6cc48a")]
+
+
+def medians(path):
+    with open(path) as f:
+        data = json.load(f)
+    rows = {}
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name", "median") != "median":
+            continue
+        name = re.sub(r"(/real_time)?(_median)?$", "", b.get("run_name", b["name"]))
+        rows[name] = b
+    return data.get("context", {}), rows
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results")
+    parser.add_argument("output")
+    parser.add_argument("--cpu", default="")
+    args = parser.parse_args()
+    context, rows = medians(args.results)
+    qgemm = {n: b for n, b in rows.items() if re.match(r"qgemm/(cpuml|onednn|xnnpack)/", n) and "GOPS" in b}
+    if not qgemm:
+        raise SystemExit("bench_chart: no qgemm results in " + args.results)
+    shapes = sorted({n.split("/")[3] for n in qgemm}, key=lambda s: [int(x) for x in s.split("x")])
+    threads = sorted({int(n.split("threads:")[1]) for n in qgemm})
+    series = [s for s in SERIES if any(n.startswith(f"qgemm/{s[0]}/{s[1]}/") for n in qgemm)]
+    tier = next((b.get("label", "").split(", ")[-1] for n, b in qgemm.items() if n.startswith("qgemm/cpuml/")), "?")
+
+    fig, axes = plt.subplots(len(threads), 1, figsize=(max(8, 1.6 * len(shapes) + 3), 3.6 * len(threads)),
+                             squeeze=False)
+    width = 0.8 / len(series)
+    for row, t in enumerate(threads):
+        ax = axes[row][0]
+        for i, (lib, types, color) in enumerate(series):
+            for x, shape in enumerate(shapes):
+                b = qgemm.get(f"qgemm/{lib}/{types}/{shape}/threads:{t}")
+                if b is None:
+                    continue
+                inexact = "INEXACT" in b.get("label", "")
+                ax.bar(x + (i - (len(series) - 1) / 2) * width, b["GOPS"], width, color=color,
+                       hatch="///" if inexact else None, edgecolor="white" if inexact else color,
+                       label=f"{lib} {types}" if x == 0 or not ax.get_legend_handles_labels()[1].count(f"{lib} {types}") else None)
+        ax.set_xticks(range(len(shapes)))
+        ax.set_xticklabels([s.replace("x", " x ") for s in shapes])
+        ax.set_ylabel("GOPS (2MNK/s)")
+        ax.set_title(f"{t} thread{'s' if t > 1 else ''}", fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+        handles, labels = ax.get_legend_handles_labels()
+        unique = dict(zip(labels, handles))
+        ax.legend(unique.values(), unique.keys(), fontsize=8, ncol=2)
+    cpu = args.cpu or context.get("host_name", "?")
+    fig.suptitle(f"Quantized matmul, M x K x N: cpuml ({tier}, exact) and peers, medians\n"
+                 f"{cpu}, {context.get('date', '?')[:10]}; hatched: inexact results", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(args.output)
+    print(f"chart: {args.output}")
+
+
+if __name__ == "__main__":
+    main()
