@@ -1,21 +1,41 @@
 #include "bench/isa_peak.h"
 
+#include "cpuml/cpuml.h"
+
 namespace cpuml_bench {
 
 uint64_t IsaPeakAvx2Madd(uint64_t iterations);       // bench/isa_peak_avx2.cc
 uint64_t IsaPeakAvx512Vnni(uint64_t iterations);     // bench/isa_peak_avx512vnni.cc
+uint64_t IsaPeakAvxVnni(uint64_t iterations);        // bench/isa_peak_avxvnni.cc
+uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes);    // bench/isa_peak_avx2.cc
+uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes);  // bench/isa_peak_avx512vnni.cc
 
 std::vector<IsaPeakProbe> IsaPeakProbes() {
 #if defined(__x86_64__)
   return {
       {"avx2_vpmaddwd_vpaddd", "vpmaddwd + vpaddd, int16 operands (exact)",
        [] { return __builtin_cpu_supports("avx2") != 0; }, IsaPeakAvx2Madd},
+      {"avxvnni_vpdpbusd", "vpdpbusd ymm (VEX), u8 x s8 into int32 (exact)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AVXVNNI) != 0; }, IsaPeakAvxVnni},
       {"avx512vnni_vpdpbusd", "vpdpbusd zmm, u8 x s8 into int32 (exact)",
        [] { return __builtin_cpu_supports("avx512vnni") != 0; }, IsaPeakAvx512Vnni},
   };
 #else
   return {};
 #endif
+}
+
+uint64_t ReadBytes(const uint8_t* data, size_t bytes) {
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f") != 0, avx2 = __builtin_cpu_supports("avx2") != 0;
+  if (avx512) return ReadBytesAvx512(data, bytes);
+  if (avx2) return ReadBytesAvx2(data, bytes);
+#endif
+  uint64_t acc[4] = {0, 0, 0, 0};
+  const uint64_t* words = reinterpret_cast<const uint64_t*>(data);
+  for (size_t i = 0; i < bytes / 8; i += 4)
+    for (int u = 0; u < 4; ++u) acc[u] |= words[i + u];
+  return acc[0] | acc[1] | acc[2] | acc[3];
 }
 
 }  // namespace cpuml_bench

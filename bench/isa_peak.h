@@ -3,6 +3,7 @@
 #ifndef CPUML_BENCH_ISA_PEAK_H_
 #define CPUML_BENCH_ISA_PEAK_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <vector>
@@ -17,6 +18,11 @@ struct IsaPeakProbe {
 };
 
 std::vector<IsaPeakProbe> IsaPeakProbes();
+
+// The machine's read bandwidth for the bytes a GEMM streams: reads `bytes` (a multiple of 256,
+// 64-byte aligned) with the widest vector loads this CPU has; returns a value depending on every
+// byte so the reads cannot be dropped.
+uint64_t ReadBytes(const uint8_t* data, size_t bytes);
 
 }  // namespace cpuml_bench
 

@@ -46,3 +46,20 @@ uint64_t IsaPeakAvx2Madd(uint64_t iterations) {
 }
 
 }  // namespace cpuml_bench
+
+#include <immintrin.h>
+#include <stddef.h>
+
+namespace cpuml_bench {
+
+// Reads `bytes` (a multiple of 256) with 32-byte loads into four independent OR chains.
+uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes) {
+  __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+  for (size_t i = 0; i < bytes; i += 256)
+    for (int u = 0; u < 8; ++u)
+      acc[u % 4] = _mm256_or_si256(acc[u % 4], _mm256_load_si256(reinterpret_cast<const __m256i*>(data + i + 32 * u)));
+  const __m256i all = _mm256_or_si256(_mm256_or_si256(acc[0], acc[1]), _mm256_or_si256(acc[2], acc[3]));
+  return static_cast<uint64_t>(_mm256_extract_epi64(all, 0) | _mm256_extract_epi64(all, 3));
+}
+
+}  // namespace cpuml_bench

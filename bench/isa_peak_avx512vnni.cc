@@ -38,3 +38,19 @@ uint64_t IsaPeakAvx512Vnni(uint64_t iterations) {
 }
 
 }  // namespace cpuml_bench
+
+#include <immintrin.h>
+#include <stddef.h>
+
+namespace cpuml_bench {
+
+// Reads `bytes` (a multiple of 256) with 64-byte loads into four independent OR chains.
+uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes) {
+  __m512i acc[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (size_t i = 0; i < bytes; i += 256)
+    for (int u = 0; u < 4; ++u) acc[u] = _mm512_or_si512(acc[u], _mm512_load_si512(data + i + 64 * u));
+  const __m512i all = _mm512_or_si512(_mm512_or_si512(acc[0], acc[1]), _mm512_or_si512(acc[2], acc[3]));
+  return static_cast<uint64_t>(_mm512_reduce_or_epi64(all));
+}
+
+}  // namespace cpuml_bench

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,35 @@ void BM_IsaPeak(benchmark::State& state, IsaPeakProbe probe) {
   state.SetLabel(probe.instructions);
 }
 
+// Streams `bytes` (B's size for a shape) through vector loads, split over `threads`: the
+// limit an M = 1 product, which reads each byte of B once, can reach.
+void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads) {
+  bytes = (bytes + 255) / 256 * 256;
+  uint8_t* data = static_cast<uint8_t*>(aligned_alloc(64, bytes));
+  for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<uint8_t>(i * 131);
+  pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
+  struct Job {
+    const uint8_t* data;
+    size_t slice, bytes;
+    uint64_t sink[64];
+  } job{data, (bytes / 256 + threads - 1) / threads * 256, bytes, {}};
+  for (auto _ : state) {
+    pthreadpool_parallelize_1d(
+        pool,
+        [](void* context, size_t t) {
+          Job& j = *static_cast<Job*>(context);
+          const size_t begin = std::min(t * j.slice, j.bytes), end = std::min(begin + j.slice, j.bytes);
+          j.sink[t % 64] += ReadBytes(j.data + begin, end - begin);
+        },
+        &job, static_cast<size_t>(threads), 0);
+    benchmark::DoNotOptimize(job.sink);
+  }
+  if (pool) pthreadpool_destroy(pool);
+  free(data);
+  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes) * static_cast<double>(state.iterations()) * 1e-9,
+                                              benchmark::Counter::kIsRate);
+}
+
 const struct {
   const char* name;
   bool a_signed, b_signed;
@@ -88,6 +118,14 @@ void RegisterQGemmBenchmarks() {
   const BenchOptions& options = Options();
   for (const IsaPeakProbe& probe : IsaPeakProbes())
     if (probe.supported()) benchmark::RegisterBenchmark((std::string("isa_peak/") + probe.name).c_str(), BM_IsaPeak, probe);
+  // The read-bandwidth probe at the size of each M = 1 shape's B (decode streams B once).
+  for (const Shape& s : options.shapes) {
+    if (s.m != 1) continue;
+    for (int threads : options.threads)
+      benchmark::RegisterBenchmark(("read_bandwidth/" + ShapeName(s) + "/threads:" + std::to_string(threads)).c_str(),
+                                   BM_ReadBandwidth, size_t{s.k} * s.n, threads)
+          ->UseRealTime();
+  }
   for (const Shape& s : options.shapes)
     for (const auto& combo : kCombos) {
       if (!options.Wants(combo.name)) continue;

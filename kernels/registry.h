@@ -18,6 +18,7 @@
   X(scalar, CPUML_ISA_SCALAR, "scalar", ANY, true, true)                                                          \
   X(sse41, CPUML_ISA_SSE41, "sse41", X86, cpuinfo_has_x86_sse4_1(), cpuinfo_has_x86_sse4_1())                      \
   X(avx2, CPUML_ISA_AVX2, "avx2", X86, X86Avx2(), X86Avx2())                                                       \
+  X(avxvnni, CPUML_ISA_AVXVNNI, "avxvnni", X86, X86Avx2() && X86AvxVnni(), false)                                  \
   X(avx512vnni, CPUML_ISA_AVX512VNNI, "avx512vnni", X86, X86Avx512Core() && cpuinfo_has_x86_avx512vnni(),        \
     X86Avx512Core())                                                                                              \
   X(amx, CPUML_ISA_AMX, "amx", X86, X86Avx512Core() && cpuinfo_has_x86_avx512vnni() && X86AmxInt8(), false)      \

@@ -55,6 +55,20 @@ def main():
     if peaks:
         print("\nInstruction peaks (independent accumulator chains, 1 thread): " +
               "; ".join(f"{n.split('/')[1]} {b['GOPS']:.0f} GOPS" for n, b in peaks))
+    reads = [(n, b) for n, b in rows.items() if n.startswith("read_bandwidth/")]
+    if reads:
+        print("\nM = 1 against the read-bandwidth probe (B's bytes streamed by vector loads, same size): "
+              "B bytes per second of cpuml u8s8 / the probe's GB/s\n")
+        print("| shape | threads | cpuml u8s8 B GB/s | read probe GB/s | fraction |")
+        print("|---|---|---|---|---|")
+        for n, b in sorted(reads):
+            shape, t = n.split("/")[1], n.split("threads:")[1]
+            m, k, nn = (int(x) for x in shape.split("x"))
+            mm = rows.get(f"qgemm/cpuml/u8s8/{shape}/threads:{t}")
+            if mm is None or "GOPS" not in mm:
+                continue
+            b_rate = mm["GOPS"] / (2 * m)  # GB/s of B: each byte of B is one MAC per row of A
+            print(f"| {shape} | {t} | {b_rate:.1f} | {b['GB/s']:.1f} | {b_rate / b['GB/s']:.2f} |")
     fills = [(n, b) for n, b in rows.items() if n.startswith("fill/")]
     if fills:
         print("\nFills, GB/s written (1 thread unless noted):\n")

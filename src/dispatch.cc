@@ -30,6 +30,12 @@ namespace {
   return cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512cd() && cpuinfo_has_x86_avx512dq() &&
          cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_f16c();
 }
+// AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 (Debian's cpuinfo (2022) has no query); the YMM
+// state check is X86Avx2's.
+[[maybe_unused]] bool X86AvxVnni() {
+  unsigned eax, ebx, ecx, edx;
+  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4));
+}
 // AMX needs the CPU (AMX-TILE, AMX-INT8), the OS's XSAVE of the tile state (XCR0 bits 17, 18)
 // and, on Linux, this process's permission to use the tile data, asked for once. Debian's
 // cpuinfo (2022) has no AMX query.

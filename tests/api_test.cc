@@ -35,7 +35,15 @@ TEST(Api, IsaControl) {
   EXPECT_EQ(cpuml_set_max_isa(CPUML_ISA_NEON), CPUML_STATUS_INVALID_ARGUMENT);
   EXPECT_STREQ(cpuml_last_error_message(),
                "cpuml_set_max_isa: isa neon is a tier of another architecture (this one has scalar, sse41, avx2, "
-               "avx512vnni, amx)");
+               "avxvnni, avx512vnni, amx)");
+  // Rank is registry order, not the enum value: avxvnni (5) ranks below avx512vnni (3), so a cap
+  // at avxvnni on a CPU without it falls to avx2, never up to avx512vnni.
+  ASSERT_EQ(cpuml_set_max_isa(CPUML_ISA_AVXVNNI), CPUML_STATUS_SUCCESS);
+  EXPECT_EQ(cpuml_get_isa(), cpuml_is_isa_supported(CPUML_ISA_AVXVNNI) ? CPUML_ISA_AVXVNNI
+                             : cpuml_is_isa_supported(CPUML_ISA_AVX2)  ? CPUML_ISA_AVX2
+                             : cpuml_is_isa_supported(CPUML_ISA_SSE41) ? CPUML_ISA_SSE41
+                                                                       : CPUML_ISA_SCALAR);
+  ASSERT_EQ(cpuml_set_max_isa(uncapped), CPUML_STATUS_SUCCESS);
 #elif defined(__aarch64__)
   EXPECT_EQ(cpuml_set_max_isa(CPUML_ISA_AVX2), CPUML_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(strstr(cpuml_last_error_message(), "isa avx2 is a tier of another architecture"), nullptr);

@@ -299,8 +299,8 @@ CPUML_API cpuml_status cpuml_execute_operator_with_scratch(cpuml_operator* op, c
                                                            uint32_t output_count, const CPUML_BUFFER_BINDING* scratch,
                                                            pthreadpool_t threadpool);
 
-/** Kernel tiers. Each architecture's tiers rank in the order listed (scalar, sse41, avx2,
- *  avx512vnni, amx; scalar, neon, neon_dotprod, neon_i8mm); the values are names, not ranks. */
+/** Kernel tiers. Each architecture's tiers rank in this order: scalar, sse41, avx2, avxvnni,
+ *  avx512vnni, amx; scalar, neon, neon_dotprod, neon_i8mm. The values are names, not ranks. */
 typedef enum cpuml_isa {
   CPUML_ISA_SCALAR = 0,     /**< Portable C++; every CPU. */
   CPUML_ISA_SSE41 = 1,      /**< x86 SSE4.1. */
@@ -308,6 +308,9 @@ typedef enum cpuml_isa {
   CPUML_ISA_AVX512VNNI = 3, /**< x86 AVX-512 (F, BW, VL) with VNNI. */
   /** Intel AMX-INT8 tiles (Sapphire Rapids and later), with the AVX-512 VNNI kernel for M < 4. */
   CPUML_ISA_AMX = 4,
+  /** x86 AVX-VNNI on 256-bit registers, without AVX-512 (Intel Alder Lake and later clients);
+   *  ranks between avx2 and avx512vnni. */
+  CPUML_ISA_AVXVNNI = 5,
   CPUML_ISA_NEON = 16,         /**< AArch64 Advanced SIMD. */
   CPUML_ISA_NEON_DOTPROD = 17, /**< AArch64 with the dot product extension (sdot). */
   CPUML_ISA_NEON_I8MM = 18,    /**< AArch64 with the int8 matrix multiply extension (smmla). */
@@ -315,8 +318,8 @@ typedef enum cpuml_isa {
 
 /** The tier operators created now get: the highest tier that was built, that the CPU and OS
  *  support, and that does not exceed the cap (cpuml_set_max_isa, or the environment variable
- *  CPUML_MAX_ISA read once at load: scalar, sse41, avx2, avx512vnni, amx, neon, neon_dotprod,
- *  neon_i8mm). */
+ *  CPUML_MAX_ISA read once at load: scalar, sse41, avx2, avxvnni, avx512vnni, amx, neon,
+ *  neon_dotprod, neon_i8mm). */
 CPUML_API cpuml_isa cpuml_get_isa(void);
 /** The tier's name ("scalar", "avx2", ...), as CPUML_MAX_ISA spells it; NULL if unknown. */
 CPUML_API const char* cpuml_isa_name(cpuml_isa isa);

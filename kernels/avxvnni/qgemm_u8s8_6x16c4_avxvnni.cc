@@ -1,0 +1,95 @@
+// qgemm_u8s8_6x16c4__avxvnni: 6 rows x 16 columns, K in quads (kU8S8 layout), for CPUs with
+// AVX-VNNI but no AVX-512 (Intel Alder Lake and later clients).
+//
+// The VEX-encoded vpdpbusd adds four u8 x s8 products straight into int32 like the AVX-512 one,
+// so it is exact, and it does the work of vpmaddwd + vpaddd on twice the K per instruction. With
+// sixteen ymm registers, 6 x 16 is the largest tile: twelve accumulators, two B vectors and one
+// broadcast A quad.
+#include <immintrin.h>
+#include <string.h>
+
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/kernels.h"
+#include "kernels/row_count.h"
+
+#define CPUML_TIER avxvnni
+#define CPUML_XSIMD_ARCH xsimd::avx2
+
+#include "kernels/store_low_bytes_avx2.inl"
+#include "kernels/requantize_xsimd.inl"
+
+namespace cpuml {
+namespace avxvnni {
+
+namespace {
+
+constexpr size_t kMr = 6, kNr = 16, kKr = 4;
+
+// The dot products of the tile's first kRows rows (the packed A tile always has kMr rows).
+template <size_t kRows>
+void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile)[kNr]) {
+  __m256i acc[kRows][2];
+#pragma GCC unroll 6
+  for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
+  for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
+    const __m256i b0 = _mm256_load_si256(b), b1 = _mm256_load_si256(b + 1);
+#pragma GCC unroll 6
+    for (size_t i = 0; i < kRows; ++i) {
+      const __m256i ai = _mm256_set1_epi32(a[i]);
+      acc[i][0] = _mm256_dpbusd_avx_epi32(acc[i][0], ai, b0);
+      acc[i][1] = _mm256_dpbusd_avx_epi32(acc[i][1], ai, b1);
+    }
+  }
+#pragma GCC unroll 6
+  for (size_t i = 0; i < kRows; ++i) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[i]), acc[i][0]);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[i] + 8), acc[i][1]);
+  }
+}
+
+// One row (M = 1, decode) streams B: four groups per iteration into separate accumulators keep
+// eight vpdpbusd chains in flight instead of two.
+template <>
+void DotRows<1>(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile)[kNr]) {
+  constexpr size_t kUnroll = 4;
+  __m256i acc[kUnroll][2];
+  for (size_t u = 0; u < kUnroll; ++u) acc[u][0] = acc[u][1] = _mm256_setzero_si256();
+  size_t g = 0;
+  for (; g + kUnroll <= k_groups; g += kUnroll, a += kUnroll * kMr, b += 2 * kUnroll) {
+#pragma GCC unroll 4
+    for (size_t u = 0; u < kUnroll; ++u) {
+      const __m256i au = _mm256_set1_epi32(a[u * kMr]);
+      acc[u][0] = _mm256_dpbusd_avx_epi32(acc[u][0], au, _mm256_load_si256(b + 2 * u));
+      acc[u][1] = _mm256_dpbusd_avx_epi32(acc[u][1], au, _mm256_load_si256(b + 2 * u + 1));
+    }
+  }
+  for (; g < k_groups; ++g, a += kMr, b += 2) {
+    const __m256i a0 = _mm256_set1_epi32(a[0]);
+    acc[0][0] = _mm256_dpbusd_avx_epi32(acc[0][0], a0, _mm256_load_si256(b));
+    acc[0][1] = _mm256_dpbusd_avx_epi32(acc[0][1], a0, _mm256_load_si256(b + 1));
+  }
+  for (int h = 0; h < 2; ++h) {
+    const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(acc[0][h], acc[1][h]), _mm256_add_epi32(acc[2][h], acc[3][h]));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[0] + 8 * h), sum);
+  }
+}
+
+}  // namespace
+
+static void qgemm_u8s8_6x16c4__avxvnni(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                                       const QGemmTileParams* p) {
+  const int32_t* a = static_cast<const int32_t*>(a_packed);
+  const __m256i* b = static_cast<const __m256i*>(b_packed);
+  alignas(32) int32_t tile[kMr][kNr];
+  WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
+  RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
+}
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni;
+const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni = {"qgemm_u8s8_6x16c4__avxvnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1,
+                                                 UINT32_MAX, qgemm_u8s8_6x16c4__avxvnni, nullptr, nullptr, 0};
+
+}  // namespace avxvnni
+}  // namespace cpuml

@@ -1,0 +1,17 @@
+// The avxvnni tier's table (kernels/registry.h): AVX-VNNI GEMM on 256-bit registers; its fills
+// are avx2's (dispatch picks the best tier with fills of its own).
+#include "kernels/kernels.h"
+
+#if !defined(__AVXVNNI__) || !defined(__AVX2__) || !defined(__F16C__)
+#error "kernels/avxvnni must be compiled with its ISA flags (cmake/CpumlTiers.cmake)"
+#endif
+
+namespace cpuml {
+namespace avxvnni {
+
+extern const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni;
+
+CPUML_TIER_TABLE(nullptr, &kQGemm_u8s8_6x16c4__avxvnni);
+
+}  // namespace avxvnni
+}  // namespace cpuml
