@@ -49,8 +49,9 @@ uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes) {
   __m512i acc[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
   for (size_t i = 0; i < bytes; i += 256)
     for (int u = 0; u < 4; ++u) acc[u] = _mm512_or_si512(acc[u], _mm512_load_si512(data + i + 64 * u));
-  const __m512i all = _mm512_or_si512(_mm512_or_si512(acc[0], acc[1]), _mm512_or_si512(acc[2], acc[3]));
-  return static_cast<uint64_t>(_mm512_reduce_or_epi64(all));
+  alignas(64) uint64_t lanes[8];
+  _mm512_store_si512(lanes, _mm512_or_si512(_mm512_or_si512(acc[0], acc[1]), _mm512_or_si512(acc[2], acc[3])));
+  return lanes[0] | lanes[7];
 }
 
 }  // namespace cpuml_bench

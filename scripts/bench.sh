@@ -20,5 +20,6 @@ RESULTS="$ROOT/build/bench/results.json"
   --benchmark_min_time=0.2 --benchmark_out="$RESULTS" --benchmark_out_format=json "$@"
 echo
 python3 "$ROOT/scripts/bench_table.py" "$RESULTS"
-python3 "$ROOT/scripts/bench_chart.py" "$RESULTS" "$ROOT/build/bench/chart.svg" \
+# Debian's python3 (python3-matplotlib), whatever python3 comes first on PATH.
+/usr/bin/python3 "$ROOT/scripts/bench_chart.py" "$RESULTS" "$ROOT/build/bench/chart.svg" \
   --cpu "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs"

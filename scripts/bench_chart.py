@@ -44,7 +44,7 @@ def main():
     series = [s for s in SERIES if any(n.startswith(f"qgemm/{s[0]}/{s[1]}/") for n in qgemm)]
     tier = next((b.get("label", "").split(", ")[-1] for n, b in qgemm.items() if n.startswith("qgemm/cpuml/")), "?")
 
-    fig, axes = plt.subplots(len(threads), 1, figsize=(max(8, 1.6 * len(shapes) + 3), 3.6 * len(threads)),
+    fig, axes = plt.subplots(len(threads), 1, figsize=(max(9, 1.6 * len(shapes) + 4.5), 3.6 * len(threads)),
                              squeeze=False)
     width = 0.8 / len(series)
     for row, t in enumerate(threads):
@@ -65,7 +65,7 @@ def main():
         ax.grid(axis="y", alpha=0.3)
         handles, labels = ax.get_legend_handles_labels()
         unique = dict(zip(labels, handles))
-        ax.legend(unique.values(), unique.keys(), fontsize=8, ncol=2)
+        ax.legend(unique.values(), unique.keys(), fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0))
     cpu = args.cpu or context.get("host_name", "?")
     fig.suptitle(f"Quantized matmul, M x K x N: cpuml ({tier}, exact) and peers, medians\n"
                  f"{cpu}, {context.get('date', '?')[:10]}; hatched: inexact results", fontsize=10)

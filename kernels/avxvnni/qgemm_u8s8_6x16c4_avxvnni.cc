@@ -49,7 +49,8 @@ void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile
 }
 
 // One row (M = 1, decode) streams B: four groups per iteration into separate accumulators keep
-// eight vpdpbusd chains in flight instead of two.
+// eight vpdpbusd chains in flight instead of two; B is prefetched 128 KB ahead into the outer
+// caches and 32 KB ahead into L1, as in the avx512vnni tier.
 template <>
 void DotRows<1>(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile)[kNr]) {
   constexpr size_t kUnroll = 4;
@@ -57,6 +58,8 @@ void DotRows<1>(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*t
   for (size_t u = 0; u < kUnroll; ++u) acc[u][0] = acc[u][1] = _mm256_setzero_si256();
   size_t g = 0;
   for (; g + kUnroll <= k_groups; g += kUnroll, a += kUnroll * kMr, b += 2 * kUnroll) {
+    _mm_prefetch(reinterpret_cast<const char*>(b + 4096), _MM_HINT_T2);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 1024), _MM_HINT_T0);
 #pragma GCC unroll 4
     for (size_t u = 0; u < kUnroll; ++u) {
       const __m256i au = _mm256_set1_epi32(a[u * kMr]);
