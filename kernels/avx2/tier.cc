@@ -9,9 +9,9 @@ namespace cpuml {
 namespace avx2 {
 
 extern const FillKernels kFillKernels;
-extern const QGemmKernel kQGemm_x16_4x16c2__avx2;
+extern const QGemmKernel kQGemm_x16_6x16c2__avx2;
 
-CPUML_TIER_TABLE(&kFillKernels, &kQGemm_x16_4x16c2__avx2);
+CPUML_TIER_TABLE(&kFillKernels, &kQGemm_x16_6x16c2__avx2);
 
 }  // namespace avx2
 }  // namespace cpuml

@@ -25,11 +25,20 @@ constexpr size_t kMr = 8, kNr = 32, kKr = 4;
 
 // The dot products of the tile's first kRows rows (the packed A tile always has kMr rows):
 // a short edge tile or a small M costs only its own rows.
+// `carried`: the dot products of earlier K blocks ([kMr][kNr]), or NULL to start from zero.
 template <size_t kRows>
-void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, int32_t (*tile)[kNr]) {
+void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr]) {
   __m512i acc[kRows][2];
+  constexpr size_t kLanes = sizeof(__m512i) / 4;
 #pragma GCC unroll 8
-  for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm512_setzero_si512();
+  for (size_t i = 0; i < kRows; ++i) {
+    if (carried) {
+      acc[i][0] = _mm512_load_si512(reinterpret_cast<const __m512i*>(carried + i * kNr));
+      acc[i][1] = _mm512_load_si512(reinterpret_cast<const __m512i*>(carried + i * kNr + kLanes));
+    } else {
+      acc[i][0] = acc[i][1] = _mm512_setzero_si512();
+    }
+  }
   for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
     const __m512i b0 = _mm512_load_si512(b), b1 = _mm512_load_si512(b + 1);
 #pragma GCC unroll 8
@@ -54,10 +63,14 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, int32_t (*tile
 // `kAStride`: int32 entries between A's K quads (the
 // tile's row count in the 8-row layout, 1 in the one-row layout).
 template <size_t kAStride>
-void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, int32_t* out) {
+void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t* out) {
   constexpr size_t kUnroll = 4;
   __m512i acc[kUnroll][2];
   for (size_t u = 0; u < kUnroll; ++u) acc[u][0] = acc[u][1] = _mm512_setzero_si512();
+  if (carried) {
+    acc[0][0] = _mm512_load_si512(carried);
+    acc[0][1] = _mm512_load_si512(carried + 16);
+  }
   size_t g = 0;
   for (; g + kUnroll <= k_groups; g += kUnroll, a += kUnroll * kAStride, b += 2 * kUnroll) {
     _mm_prefetch(reinterpret_cast<const char*>(b + 2048), _MM_HINT_T2);
@@ -81,8 +94,8 @@ void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, int32_t* out
 }
 
 template <>
-void DotRows<1>(size_t k_groups, const int32_t* a, const __m512i* b, int32_t (*tile)[kNr]) {
-  DotOneRow<kMr>(k_groups, a, b, tile[0]);
+void DotRows<1>(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr]) {
+  DotOneRow<kMr>(k_groups, a, b, carried, tile[0]);
 }
 
 }  // namespace
@@ -91,8 +104,11 @@ static void qgemm_u8s8_8x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups,
                                    const QGemmTileParams* p) {
   const int32_t* a = static_cast<const int32_t*>(a_packed);
   const __m512i* b = static_cast<const __m512i*>(b_packed);
-  alignas(64) int32_t tile[kMr][kNr];
-  WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile); });
+  alignas(64) int32_t own_tile[kMr][kNr];
+  // A K block before the last leaves its dot products in the front end's carry.
+  int32_t(*tile)[kNr] = p->dot_out ? reinterpret_cast<int32_t(*)[kNr]>(p->dot_out) : own_tile;
+  WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, p->dot_in, tile); });
+  if (p->dot_out) return;
   RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }
 
@@ -102,15 +118,18 @@ static void qgemm_u8s8_8x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups,
 static void qgemm_u8s8_1x32c4__avx512vnni(size_t, size_t nr, size_t k_groups, const void* a_packed,
                                           const void* b_packed, const QGemmTileParams* p) {
   alignas(64) int32_t tile[1][kNr];
-  DotOneRow<1>(k_groups, static_cast<const int32_t*>(a_packed), static_cast<const __m512i*>(b_packed), tile[0]);
+  DotOneRow<1>(k_groups, static_cast<const int32_t*>(a_packed), static_cast<const __m512i*>(b_packed), nullptr, tile[0]);
   RequantizeTile<kNr>(&tile[0][0], 1, nr, p);
 }
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+static_assert(kMr * kNr <= kMaxKBlockTileElements, "tile larger than the front end's K-block carry");
+// K blocks of 512: the block of a B panel (16 KB) stays in L1 while the row block's tiles pass.
+constexpr uint32_t kKBlockGroups = 128;
 extern const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni;
 extern const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni;
 const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni = {"qgemm_u8s8_1x32c4__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4__avx512vnni, nullptr, nullptr, 0};
-const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni = {"qgemm_u8s8_8x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_8x32c4__avx512vnni, nullptr, nullptr, 0};
+const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni = {"qgemm_u8s8_8x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_8x32c4__avx512vnni, nullptr, nullptr, kKBlockGroups};
 
 }  // namespace avx512vnni
 }  // namespace cpuml

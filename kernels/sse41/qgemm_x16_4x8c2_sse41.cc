@@ -1,5 +1,5 @@
 // qgemm_x16_4x8c2__sse41: 4 rows x 8 columns, K in int16 pairs (kInt16Pairs layout).
-// pmaddwd on int16 operands is exact here: see kernels/avx2/qgemm_x16_4x16c2_avx2.cc.
+// pmaddwd on int16 operands is exact here: see kernels/avx2/qgemm_x16_6x16c2_avx2.cc.
 #include <immintrin.h>
 #include <string.h>
 
