@@ -1,0 +1,87 @@
+// qgemm_u8s8_1x16c4__avx2: one row (M = 1, LLM decode) x 16 columns, K in quads (kU8S8 layout:
+// A as u8, B as s8, one byte each).
+//
+// A decode step reads every byte of B once, so its speed is B's bytes over the memory system's
+// bandwidth. The 6 x 16 kernel's int16 layout doubles those bytes; this one keeps B at one byte
+// per value and widens in registers: vpmovsxbw of B and vpmovzxbw of A give int16 operands for
+// vpmaddwd, whose pair sums (at most 2 * 255 * 128) cannot saturate, so the result is as exact
+// as every tier's. Each group's four 16-byte loads cover 4 columns x 4 K; the pair sums of a
+// column are added together once, after the loop. No software prefetch: this loop consumes B
+// slowly enough for the hardware prefetchers, and on Zen 4 the AVX-512 kernel's prefetches
+// cost it 0.84 -> 0.6 of the read-bandwidth probe beyond L3.
+#include <immintrin.h>
+#include <string.h>
+
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/kernels.h"
+
+#define CPUML_TIER avx2
+#define CPUML_XSIMD_ARCH xsimd::avx2
+
+#include "kernels/store_low_bytes_avx2.inl"
+#include "kernels/requantize_xsimd.inl"
+
+namespace cpuml {
+namespace avx2 {
+
+namespace {
+
+constexpr size_t kNr = 16, kKr = 4;  // a group is four 16-byte loads of 4 columns x 4 K
+
+// A's quad (a0..a3) as int16, four times: a broadcast load and one widening.
+inline __m256i WidenQuad(const int32_t* a) { return _mm256_cvtepu8_epi16(_mm_set1_epi32(*a)); }
+
+inline __m256i LoadQuarter(const uint8_t* b, size_t q) {
+  return _mm256_cvtepi8_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(b + 16 * q)));
+}
+
+// The column sums of four accumulators of pair sums ([c0 c0 c1 c1 | c2 c2 c3 c3] each) into
+// columns 0..7 and 8..15.
+inline __m256i SumPairs(__m256i lo, __m256i hi) {
+  // vphaddd works per 128-bit lane: [c0 c1 c4 c5 | c2 c3 c6 c7]; then the 64-bit quarters in order.
+  return _mm256_permute4x64_epi64(_mm256_hadd_epi32(lo, hi), _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+}  // namespace
+
+static void qgemm_u8s8_1x16c4__avx2(size_t, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                                    const QGemmTileParams* p) {
+  const int32_t* a = static_cast<const int32_t*>(a_packed);
+  const uint8_t* b = static_cast<const uint8_t*>(b_packed);
+  // Two groups per iteration; one accumulator per quarter (vpaddd's one-cycle latency does not
+  // bound the chain), which leaves GCC 12 enough registers to keep them out of memory.
+  __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0;
+  size_t g = 0;
+  for (; g + 2 <= k_groups; g += 2, a += 2, b += 2 * kNr * kKr) {
+    const __m256i a0 = WidenQuad(a), a1 = WidenQuad(a + 1);
+    const uint8_t* b1 = b + kNr * kKr;
+    c0 = _mm256_add_epi32(c0, _mm256_add_epi32(_mm256_madd_epi16(a0, LoadQuarter(b, 0)),
+                                               _mm256_madd_epi16(a1, LoadQuarter(b1, 0))));
+    c1 = _mm256_add_epi32(c1, _mm256_add_epi32(_mm256_madd_epi16(a0, LoadQuarter(b, 1)),
+                                               _mm256_madd_epi16(a1, LoadQuarter(b1, 1))));
+    c2 = _mm256_add_epi32(c2, _mm256_add_epi32(_mm256_madd_epi16(a0, LoadQuarter(b, 2)),
+                                               _mm256_madd_epi16(a1, LoadQuarter(b1, 2))));
+    c3 = _mm256_add_epi32(c3, _mm256_add_epi32(_mm256_madd_epi16(a0, LoadQuarter(b, 3)),
+                                               _mm256_madd_epi16(a1, LoadQuarter(b1, 3))));
+  }
+  if (g < k_groups) {
+    const __m256i a0 = WidenQuad(a);
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(a0, LoadQuarter(b, 0)));
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(a0, LoadQuarter(b, 1)));
+    c2 = _mm256_add_epi32(c2, _mm256_madd_epi16(a0, LoadQuarter(b, 2)));
+    c3 = _mm256_add_epi32(c3, _mm256_madd_epi16(a0, LoadQuarter(b, 3)));
+  }
+  alignas(32) int32_t tile[1][kNr];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(tile[0]), SumPairs(c0, c1));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(tile[0] + 8), SumPairs(c2, c3));
+  RequantizeTile<kNr>(&tile[0][0], 1, nr, p);
+}
+
+static_assert(kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_u8s8_1x16c4__avx2;
+const QGemmKernel kQGemm_u8s8_1x16c4__avx2 = {"qgemm_u8s8_1x16c4__avx2", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1,
+                                             qgemm_u8s8_1x16c4__avx2, nullptr, nullptr, 0};
+
+}  // namespace avx2
+}  // namespace cpuml
