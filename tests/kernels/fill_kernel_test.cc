@@ -76,6 +76,36 @@ TEST_P(FillKernelTest, EveryRowFunctionTypeLengthAndStride) {
   }
 }
 
+// Float sequences far into a row: the vector paths change how they form float(i) at 2^24 (from
+// float increments to integer conversion) and at 2^31 (to scalar); rows that cross either
+// boundary must match the formula computed one element at a time.
+TEST_P(FillKernelTest, FloatSequencesAcrossIndexBoundaries) {
+  const cpuml::FillKernels& fill = *GetParam().kernels->fill;
+  const float start = 3.25f, delta = -0.3f;
+  CPUML_SCALAR_UNION start32{}, delta32{}, start16{}, delta16{};
+  start32.Float32 = start;
+  delta32.Float32 = delta;
+  start16.UInt16 = cpuml::FloatToHalf(start);
+  delta16.UInt16 = cpuml::FloatToHalf(delta);
+  const float start16_f = cpuml::HalfToFloat(start16.UInt16), delta16_f = cpuml::HalfToFloat(delta16.UInt16);
+  for (uint64_t first : {(uint64_t{1} << 24) - 1000, (uint64_t{1} << 24) - 37, (uint64_t{1} << 24) + 5,
+                         (uint64_t{1} << 31) - 1000, (uint64_t{1} << 31) - 3})
+    for (bool streaming : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "first index " << first << (streaming ? " streaming" : ""));
+      constexpr size_t kCount = 2000;
+      std::vector<float> f32(kCount);
+      std::vector<uint16_t> f16(kCount);
+      fill.sequence_row[CPUML_TENSOR_DATA_TYPE_FLOAT32](f32.data(), kCount, 1, first, start32, delta32, streaming);
+      fill.sequence_row[CPUML_TENSOR_DATA_TYPE_FLOAT16](f16.data(), kCount, 1, first, start16, delta16, streaming);
+      for (size_t j = 0; j < kCount; ++j) {
+        const float index = static_cast<float>(first + j);  // rounded to float, as documented
+        const float product32 = index * delta, product16 = index * delta16_f;
+        ASSERT_EQ(f32[j], start + product32) << "element " << j;
+        ASSERT_EQ(f16[j], cpuml::FloatToHalf(start16_f + product16)) << "element " << j;
+      }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, FillKernelTest, testing::ValuesIn(TiersWithFills()), TierTestName);
 
 }  // namespace
