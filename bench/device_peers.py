@@ -3,7 +3,9 @@
 timed on the same shapes and thread counts as bench/qgemm_bench.cc, for machines where the
 C++ peers are not installed (the Sapphire Rapids device). Prints one line per case:
   peer/types/MxKxN/threads:T  GOPS=<median>
-Usage: python3 bench/device_peers.py [threads ...]   (default: 1 and every core)."""
+Usage: python3 bench/device_peers.py [threads ...]   (default: 1 and every core).
+CPUML_BENCH_SHAPES (MxKxN,...) and CPUML_PEER_TYPES (ONNX Runtime's combinations) narrow the
+runs (the shapes as they do cpuml_bench's)."""
 import os
 import statistics
 import sys
@@ -12,6 +14,9 @@ import time
 import numpy as np
 
 SHAPES = [(1, 4096, 4096), (16, 4096, 4096), (128, 768, 3072), (1024, 1024, 1024), (2048, 2048, 2048)]
+if os.environ.get("CPUML_BENCH_SHAPES"):
+    SHAPES = [tuple(int(x) for x in s.split("x")) for s in os.environ["CPUML_BENCH_SHAPES"].split(",")]
+TYPES = os.environ.get("CPUML_PEER_TYPES", "u8s8,u8u8,s8s8").split(",")
 
 
 def median_seconds(fn, min_time=0.3, reps=5):
@@ -71,6 +76,7 @@ def bench_ort(threads_list):
         return proto.SerializeToString()
 
     combos = [("u8s8", np.uint8, np.int8), ("u8u8", np.uint8, np.uint8), ("s8s8", np.int8, np.int8)]
+    combos = [c for c in combos if c[0] in TYPES]
     for threads in threads_list:
         for name, a_type, b_type in combos:
             for m, k, n in SHAPES:

@@ -3,7 +3,7 @@
 # they load that a bare machine lacks (cpuinfo, pthreadpool, Google Benchmark), into .device/
 # (git-ignored), for a machine without those packages (the Emerald Rapids device). There:
 #   cd .device && LD_LIBRARY_PATH=$PWD/lib ./cpuml_tests
-#   bash scripts/device_bench.sh .device OUT_DIR
+#   bash scripts/device_bench.sh .device OUT_DIR     (or scripts/device_session.sh: tests, probes, fills, peers)
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ensure_packages "${BASE_PACKAGES[@]}"
 cmake -S "$ROOT" -B "$ROOT/build/device" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=OFF -DCPUML_WERROR=ON > /dev/null
@@ -11,9 +11,11 @@ cmake --build "$ROOT/build/device" -j "$JOBS"
 DEST="$ROOT/.device"
 rm -rf "$DEST"
 mkdir -p "$DEST/lib"
-for binary in tests/cpuml_tests tests/cpuml_allocation_failure_test tests/cpuml_fuzz_replay bench/cpuml_bench; do
+for binary in tests/cpuml_tests tests/cpuml_allocation_failure_test tests/cpuml_allocation_count_test \
+              tests/cpuml_fuzz_replay bench/cpuml_bench; do
   cp "$ROOT/build/device/$binary" "$DEST/"
 done
+cp -r "$ROOT/tests/fuzz/corpus" "$DEST/corpus"
 # Libraries outside glibc and libstdc++ (the device's are newer and serve).
 ldd "$DEST"/cpuml_* | awk '/=> \// {print $3}' | sort -u | grep -E 'cpuinfo|pthreadpool|benchmark|gtest' |
   while read -r lib; do cp -L "$lib" "$DEST/lib/"; done
