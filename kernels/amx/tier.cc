@@ -10,7 +10,7 @@
 namespace cpuml {
 namespace avx512vnni {
 extern const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni;
-extern const QGemmKernel kQGemm_u8s8_8x32c4__avx512vnni;
+extern const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni;
 }
 namespace amx {
 
@@ -19,7 +19,7 @@ extern const QGemmKernel kQGemm_u8s8_32x32c64__amx;
 // Every AMX CPU has AVX-512 VNNI: its kernel serves the few-row shapes (decode), and its fills
 // (the avx512vnni tier's) serve this tier.
 CPUML_TIER_TABLE(nullptr, &avx512vnni::kQGemm_u8s8_1x32c4__avx512vnni, &kQGemm_u8s8_32x32c64__amx,
-                 &avx512vnni::kQGemm_u8s8_8x32c4__avx512vnni);
+                 &avx512vnni::kQGemm_u8s8_12x32c4__avx512vnni);
 
 }  // namespace amx
 }  // namespace cpuml
