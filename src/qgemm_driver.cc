@@ -13,6 +13,12 @@ namespace {
 // Packed A of one block of rows aims at this many bytes (half a typical L2).
 constexpr size_t kABlockBytes = 256 * 1024;
 
+// Tasks per pool thread: more balance a shared machine's uneven cores, fewer re-read less of A
+// and B (each column block re-reads its row block's A). A build-time tuning constant.
+#ifndef CPUML_QGEMM_TASKS_PER_THREAD
+#define CPUML_QGEMM_TASKS_PER_THREAD 4
+#endif
+
 // The product of `factors` if it is at most 2^62 (far beyond any allocation, and safe to add a
 // few such sizes); false otherwise.
 bool CheckedProduct(std::initializer_list<uint64_t> factors, uint64_t* product) {
@@ -255,7 +261,7 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   job.m_tiles_per_block = std::min(m_tiles_, std::max<size_t>(1, kABlockBytes / std::max<size_t>(1, a_tile_stride_)));
   if (kernel_.k_block_groups) job.m_tiles_per_block = std::min(job.m_tiles_per_block, kMaxKBlockTiles);
   const size_t m_blocks = (m_tiles_ + job.m_tiles_per_block - 1) / job.m_tiles_per_block;
-  const size_t wanted_tasks = threads > 1 ? threads * 4 : 1;
+  const size_t wanted_tasks = threads > 1 ? threads * CPUML_QGEMM_TASKS_PER_THREAD : 1;
   const size_t n_blocks = std::min(panels_, std::max<size_t>(1, wanted_tasks / std::max<size_t>(1, batch_count * m_blocks)));
   job.panels_per_block = (panels_ + n_blocks - 1) / n_blocks;
   pthreadpool_parallelize_3d(
