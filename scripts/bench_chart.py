@@ -4,10 +4,14 @@ cpuml and the peers in the run, one panel per thread count, medians; hatched bar
 whose results differ from the exact formula (the peers' saturating paths).
 Usage: python3 scripts/bench_chart.py results.json chart.svg [--cpu "CPU name"]"""
 import argparse
-import json
+import os
 import re
+import sys
 
 import matplotlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_table import medians  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -15,18 +19,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 SERIES = [("cpuml", "u8s8", "#1f4e9c"), ("cpuml", "s8s8", "#5b8bd9"), ("cpuml", "u8u8", "#9dbcf0"),
           ("onednn", "u8s8", "#c0392b"), ("onednn", "s8s8", "#e67e73"),
           ("xnnpack", "u8u8", "#27864a"), ("xnnpack", "s8s8", "#6cc48a")]
-
-
-def medians(path):
-    with open(path) as f:
-        data = json.load(f)
-    rows = {}
-    for b in data["benchmarks"]:
-        if b.get("aggregate_name", "median") != "median":
-            continue
-        name = re.sub(r"(/real_time)?(_median)?$", "", b.get("run_name", b["name"]))
-        rows[name] = b
-    return data.get("context", {}), rows
 
 
 def main():

@@ -111,6 +111,18 @@ void LogOperator(const char* phase, const cpuml_operator* op, size_t threads, cp
   cpuml::VerboseLine(phase, fields, threads, status, cpuml::NowMicros() - start);
 }
 
+// Execute, and its verbose line when the log is on.
+cpuml_status LoggedExecute(const char* api, cpuml_operator* op, const CPUML_BUFFER_BINDING* inputs, uint32_t input_count,
+                           const CPUML_BUFFER_BINDING* outputs, uint32_t output_count,
+                           const CPUML_BUFFER_BINDING* scratch, pthreadpool_t threadpool) {
+  if (!cpuml::VerboseOn() || op == nullptr)
+    return Execute(api, op, inputs, input_count, outputs, output_count, scratch, threadpool);
+  const double start = cpuml::NowMicros();
+  const cpuml_status status = Execute(api, op, inputs, input_count, outputs, output_count, scratch, threadpool);
+  LogOperator("execute", op, threadpool ? pthreadpool_get_threads_count(threadpool) : 1, status, start);
+  return status;
+}
+
 }  // namespace
 
 extern "C" {
@@ -142,26 +154,15 @@ CPUML_API cpuml_status cpuml_initialize_operator(cpuml_operator* op, const CPUML
 CPUML_API cpuml_status cpuml_execute_operator(cpuml_operator* op, const CPUML_BUFFER_BINDING* inputs,
                                               uint32_t input_count, const CPUML_BUFFER_BINDING* outputs,
                                               uint32_t output_count, pthreadpool_t threadpool) {
-  static const char kApi[] = "cpuml_execute_operator";
-  if (!cpuml::VerboseOn() || op == nullptr)
-    return Execute(kApi, op, inputs, input_count, outputs, output_count, nullptr, threadpool);
-  const double start = cpuml::NowMicros();
-  const cpuml_status status = Execute(kApi, op, inputs, input_count, outputs, output_count, nullptr, threadpool);
-  LogOperator("execute", op, threadpool ? pthreadpool_get_threads_count(threadpool) : 1, status, start);
-  return status;
+  return LoggedExecute("cpuml_execute_operator", op, inputs, input_count, outputs, output_count, nullptr, threadpool);
 }
 
 CPUML_API cpuml_status cpuml_execute_operator_with_scratch(cpuml_operator* op, const CPUML_BUFFER_BINDING* inputs,
                                                            uint32_t input_count, const CPUML_BUFFER_BINDING* outputs,
                                                            uint32_t output_count, const CPUML_BUFFER_BINDING* scratch,
                                                            pthreadpool_t threadpool) {
-  static const char kApi[] = "cpuml_execute_operator_with_scratch";
-  if (!cpuml::VerboseOn() || op == nullptr)
-    return Execute(kApi, op, inputs, input_count, outputs, output_count, scratch, threadpool);
-  const double start = cpuml::NowMicros();
-  const cpuml_status status = Execute(kApi, op, inputs, input_count, outputs, output_count, scratch, threadpool);
-  LogOperator("execute", op, threadpool ? pthreadpool_get_threads_count(threadpool) : 1, status, start);
-  return status;
+  return LoggedExecute("cpuml_execute_operator_with_scratch", op, inputs, input_count, outputs, output_count, scratch,
+                       threadpool);
 }
 
 CPUML_API cpuml_status cpuml_get_binding_properties(const cpuml_operator* op, CPUML_BINDING_PROPERTIES* properties) {
