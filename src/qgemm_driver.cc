@@ -258,7 +258,12 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   // several blocks (M = 1 still spreads over N).
   const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
   const size_t batch_count = batches_ * channels_;
-  job.m_tiles_per_block = std::min(m_tiles_, std::max<size_t>(1, kABlockBytes / std::max<size_t>(1, a_tile_stride_)));
+  // A kernel that splits K reads one K block of each A tile at a time, so that block is what must
+  // stay in L2 (for AMX at K = 2048 this doubles the tiles that share each B block).
+  const bool k_blocked = chunks_.size() == 1 && kernel_.k_block_groups != 0 &&
+                         format_.Groups(k_) > kernel_.k_block_groups;
+  const size_t a_tile_bytes = k_blocked ? format_.ATileBytes(size_t{kernel_.k_block_groups} * format_.kr) : a_tile_stride_;
+  job.m_tiles_per_block = std::min(m_tiles_, std::max<size_t>(1, kABlockBytes / std::max<size_t>(1, a_tile_bytes)));
   if (kernel_.k_block_groups) job.m_tiles_per_block = std::min(job.m_tiles_per_block, kMaxKBlockTiles);
   const size_t m_blocks = (m_tiles_ + job.m_tiles_per_block - 1) / job.m_tiles_per_block;
   const size_t wanted_tasks = threads > 1 ? threads * CPUML_QGEMM_TASKS_PER_THREAD : 1;
