@@ -50,32 +50,38 @@ void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile
 
 // One row (M = 1, decode) streams B: four groups per iteration into separate accumulators keep
 // eight vpdpbusd chains in flight instead of two; B is prefetched 128 KB ahead into the outer
-// caches and 32 KB ahead into L1, as in the avx512vnni tier.
-template <>
-void DotRows<1>(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile)[kNr]) {
+// caches and 32 KB ahead into L1, as in the avx512vnni tier. `kAStride`: int32 entries between
+// A's K quads (6 in the 6-row layout, 1 in the one-row layout).
+template <size_t kAStride>
+void DotOneRow(size_t k_groups, const int32_t* a, const __m256i* b, int32_t* out) {
   constexpr size_t kUnroll = 4;
   __m256i acc[kUnroll][2];
   for (size_t u = 0; u < kUnroll; ++u) acc[u][0] = acc[u][1] = _mm256_setzero_si256();
   size_t g = 0;
-  for (; g + kUnroll <= k_groups; g += kUnroll, a += kUnroll * kMr, b += 2 * kUnroll) {
+  for (; g + kUnroll <= k_groups; g += kUnroll, a += kUnroll * kAStride, b += 2 * kUnroll) {
     _mm_prefetch(reinterpret_cast<const char*>(b + 4096), _MM_HINT_T2);
     _mm_prefetch(reinterpret_cast<const char*>(b + 1024), _MM_HINT_T0);
 #pragma GCC unroll 4
     for (size_t u = 0; u < kUnroll; ++u) {
-      const __m256i au = _mm256_set1_epi32(a[u * kMr]);
+      const __m256i au = _mm256_set1_epi32(a[u * kAStride]);
       acc[u][0] = _mm256_dpbusd_avx_epi32(acc[u][0], au, _mm256_load_si256(b + 2 * u));
       acc[u][1] = _mm256_dpbusd_avx_epi32(acc[u][1], au, _mm256_load_si256(b + 2 * u + 1));
     }
   }
-  for (; g < k_groups; ++g, a += kMr, b += 2) {
+  for (; g < k_groups; ++g, a += kAStride, b += 2) {
     const __m256i a0 = _mm256_set1_epi32(a[0]);
     acc[0][0] = _mm256_dpbusd_avx_epi32(acc[0][0], a0, _mm256_load_si256(b));
     acc[0][1] = _mm256_dpbusd_avx_epi32(acc[0][1], a0, _mm256_load_si256(b + 1));
   }
   for (int h = 0; h < 2; ++h) {
     const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(acc[0][h], acc[1][h]), _mm256_add_epi32(acc[2][h], acc[3][h]));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[0] + 8 * h), sum);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out + 8 * h), sum);
   }
+}
+
+template <>
+void DotRows<1>(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile)[kNr]) {
+  DotOneRow<kMr>(k_groups, a, b, tile[0]);
 }
 
 }  // namespace
@@ -89,7 +95,19 @@ static void qgemm_u8s8_6x16c4__avxvnni(size_t mr, size_t nr, size_t k_groups, co
   RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }
 
+// M = 1 (decode): the same B layout with A packed as one row, so A's K bytes stay contiguous
+// instead of spreading over the 6-row tile.
+static void qgemm_u8s8_1x16c4__avxvnni(size_t, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                                       const QGemmTileParams* p) {
+  alignas(32) int32_t tile[1][kNr];
+  DotOneRow<1>(k_groups, static_cast<const int32_t*>(a_packed), static_cast<const __m256i*>(b_packed), tile[0]);
+  RequantizeTile<kNr>(&tile[0][0], 1, nr, p);
+}
+
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_u8s8_1x16c4__avxvnni;
+const QGemmKernel kQGemm_u8s8_1x16c4__avxvnni = {"qgemm_u8s8_1x16c4__avxvnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1,
+                                                 qgemm_u8s8_1x16c4__avxvnni, nullptr, nullptr, 0};
 extern const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni;
 const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni = {"qgemm_u8s8_6x16c4__avxvnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1,
                                                  UINT32_MAX, qgemm_u8s8_6x16c4__avxvnni, nullptr, nullptr, 0};
