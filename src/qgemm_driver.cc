@@ -171,7 +171,7 @@ struct QGemmPlan::RunJob {
     // K in blocks for kernels that ask for it: a block of the B panel stays in L1 while this row
     // block's tiles pass over it, each tile's dot products carried over in `partial`.
     const size_t groups = exact_in_int32 ? f.Groups(p.chunks_[0].k) : 1;
-    const bool blocked = exact_in_int32 && kernel.k_block_groups != 0 && groups > kernel.k_block_groups;
+    const bool blocked = p.SplitsK();
     const size_t block = blocked ? kernel.k_block_groups : groups;
     alignas(64) int32_t partial[kMaxKBlockTiles * kMaxKBlockTileElements];
 
@@ -263,9 +263,7 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   const size_t batch_count = batches_ * channels_;
   // A kernel that splits K reads one K block of each A tile at a time, so that block is what must
   // stay in L2 (for AMX at K = 2048 this doubles the tiles that share each B block).
-  const bool k_blocked = chunks_.size() == 1 && kernel_.k_block_groups != 0 &&
-                         format_.Groups(k_) > kernel_.k_block_groups;
-  const size_t a_tile_bytes = k_blocked ? format_.ATileBytes(size_t{kernel_.k_block_groups} * format_.kr) : a_tile_stride_;
+  const size_t a_tile_bytes = SplitsK() ? format_.ATileBytes(size_t{kernel_.k_block_groups} * format_.kr) : a_tile_stride_;
   job.m_tiles_per_block = std::min(m_tiles_, std::max<size_t>(1, kABlockBytes / std::max<size_t>(1, a_tile_bytes)));
   if (kernel_.k_block_groups) job.m_tiles_per_block = std::min(job.m_tiles_per_block, kMaxKBlockTiles);
   const size_t m_blocks = (m_tiles_ + job.m_tiles_per_block - 1) / job.m_tiles_per_block;

@@ -93,6 +93,12 @@ class QGemmPlan {
   };
   struct RunJob;
 
+  // True when K is run in the kernel's blocks (QGemmKernel::k_block_groups), dot products carried
+  // between them: only where K is one exact chunk longer than a block.
+  bool SplitsK() const {
+    return chunks_.size() == 1 && kernel_.k_block_groups != 0 && format_.Groups(k_) > kernel_.k_block_groups;
+  }
+
   const QGemmKernel& kernel_;
   PackFormat format_;
   size_t batches_, channels_, m_, n_, k_;

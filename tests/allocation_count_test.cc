@@ -102,13 +102,8 @@ TEST_P(ScratchTest, QuantizedMatMulExecuteAllocatesNothing) {
       c.b_scale = Quant::kPerChannel;
       c.b_zero = Quant::kPerChannel;
       QProblem problem(c);
-      const auto desc = problem.OperatorDesc();
-      const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
-      cpuml_operator* raw = nullptr;
-      ASSERT_EQ(cpuml_create_operator(&op_desc, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
-      OperatorPtr op(raw);
-      const auto init = problem.Inputs(false);
-      ASSERT_EQ(cpuml_initialize_operator(op.get(), init.data(), 8), CPUML_STATUS_SUCCESS);
+      OperatorPtr op;
+      ASSERT_EQ(problem.CreateInitialized(&op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
       CPUML_BINDING_PROPERTIES properties{};
       ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
       // B bound per call is packed into the scratch: at least its K x N bytes.

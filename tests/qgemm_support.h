@@ -123,15 +123,21 @@ class QProblem {
     return expected.Bytes();
   }
 
-  // Creates, initializes and executes; returns the status of the first failing step.
-  cpuml_status Run(pthreadpool_t pool, OperatorPtr* keep = nullptr) {
+  // Creates and initializes the operator into *op; returns the status of the first failing step.
+  cpuml_status CreateInitialized(OperatorPtr* op) {
     const auto desc = OperatorDesc();
     CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
     cpuml_operator* raw = nullptr;
     if (cpuml_status s = cpuml_create_operator(&op_desc, &raw)) return s;
-    OperatorPtr op(raw);
+    op->reset(raw);
     const auto init = Inputs(false);
-    if (cpuml_status s = cpuml_initialize_operator(op.get(), init.data(), 8)) return s;
+    return cpuml_initialize_operator(raw, init.data(), 8);
+  }
+
+  // Creates, initializes and executes; returns the status of the first failing step.
+  cpuml_status Run(pthreadpool_t pool, OperatorPtr* keep = nullptr) {
+    OperatorPtr op;
+    if (cpuml_status s = CreateInitialized(&op)) return s;
     const auto exec = Inputs(true);
     const CPUML_BUFFER_BINDING out = buffers_[kOut]->Binding();
     const cpuml_status s = cpuml_execute_operator(op.get(), exec.data(), 8, &out, 1, pool);

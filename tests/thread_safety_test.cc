@@ -80,11 +80,8 @@ TEST_P(ConcurrencyTest, ConcurrentExecutesWithSeparateScratch) {
   c.n = 50;
   c.b_scale = Quant::kPerChannel;
   QProblem problem(c);
-  const auto desc = problem.OperatorDesc();
-  const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
-  cpuml_operator* raw = nullptr;
-  ASSERT_EQ(cpuml_create_operator(&op_desc, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
-  OperatorPtr op(raw);
+  OperatorPtr op;
+  ASSERT_EQ(problem.CreateInitialized(&op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
   CPUML_BINDING_PROPERTIES properties{};
   ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
   ASSERT_GT(properties.TemporaryResourceSize, 0u);
