@@ -24,11 +24,13 @@ namespace {
 
 // Helpers named by the registry's CPU checks.
 #if defined(__x86_64__) || defined(__i386__)
-[[maybe_unused]] bool X86Avx2() { return cpuinfo_has_x86_avx2() && cpuinfo_has_x86_f16c(); }
+// FMA3 comes with every AVX2 CPU made; the tiers' fills use it (kernels/fill_xsimd.inl).
+[[maybe_unused]] bool X86Avx2() { return cpuinfo_has_x86_avx2() && cpuinfo_has_x86_f16c() && cpuinfo_has_x86_fma3(); }
 // cpuinfo's AVX-512 queries include the OS check (XCR0 ZMM state).
 [[maybe_unused]] bool X86Avx512Core() {
   return cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512cd() && cpuinfo_has_x86_avx512dq() &&
-         cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_f16c();
+         cpuinfo_has_x86_avx512bw() && cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_f16c() &&
+         cpuinfo_has_x86_fma3();
 }
 // AVX-VNNI: CPUID leaf 7 subleaf 1, EAX bit 4 (Debian's cpuinfo (2022) has no query); the YMM
 // state check is X86Avx2's.
