@@ -91,8 +91,8 @@ bool ParseShapes(const std::string& list, std::vector<Shape>* shapes) {
 
 bool ParseTypes(const std::string& list, std::vector<std::string>* types) {
   for (const std::string& item : SplitList(list)) {
-    if (item != "u8s8" && item != "u8u8" && item != "s8s8" && item != "s8u8") {
-      fprintf(stderr, "cpuml_bench: types '%s' is not one of u8s8, u8u8, s8s8, s8u8\n", item.c_str());
+    if (item != "u8s8" && item != "u8u8" && item != "s8s8" && item != "s8u8" && item != "u8s7") {
+      fprintf(stderr, "cpuml_bench: types '%s' is not one of u8s8, u8u8, s8s8, s8u8, u8s7\n", item.c_str());
       return false;
     }
     types->push_back(item);
@@ -139,7 +139,7 @@ bool ParseBenchOptions(int* argc, char** argv) {
       !ParseThreads(threads, &g_options.threads))
     return false;
   if (g_options.shapes.empty()) g_options.shapes.assign(std::begin(kShapes), std::end(kShapes));
-  if (g_options.types.empty()) g_options.types = {"u8s8", "u8u8", "s8s8", "s8u8"};
+  if (g_options.types.empty()) g_options.types = {"u8s8", "u8u8", "s8s8", "s8u8", "u8s7"};
   if (g_options.threads.empty()) g_options.threads = {1, 2};
   return true;
 }

@@ -23,7 +23,9 @@ std::string ShapeName(const Shape& s);  // "MxKxN"
 
 // What the matmul benchmarks cover, from the command line or the environment (flags win):
 //   --shapes=1x4096x11008,128x768x3072   CPUML_BENCH_SHAPES   M x K x N list (default kShapes)
-//   --types=u8s8,s8s8                    CPUML_BENCH_TYPES    A and B types (default all four)
+//   --types=u8s8,s8s8                    CPUML_BENCH_TYPES    A and B types (default all four, and
+//                                                             u8s7: u8 A, s8 B in [-64, 63], the
+//                                                             reduce-range weights of engines)
 //   --threads=1,16                       CPUML_BENCH_THREADS  thread counts (default 1,2)
 struct BenchOptions {
   std::vector<Shape> shapes;
@@ -43,13 +45,14 @@ void RegisterFillBenchmarks();
 
 // Full-range uniform data, the same for every library so results can be compared.
 struct MatMulData {
-  MatMulData(Shape s, bool a_signed, bool b_signed, uint32_t seed = 1) : shape(s) {
+  // seven_bit_b: s8 B values in [-64, 63] (reduce-range weights).
+  MatMulData(Shape s, bool a_signed, bool b_signed, uint32_t seed = 1, bool seven_bit_b = false) : shape(s) {
     std::mt19937 rng(seed);
     // Rounded up to 4 bytes like TotalTensorSizeInBytes, so bindings never claim more than exists.
     a.resize((size_t{s.m} * s.k + 3) / 4 * 4);
     b_nk.resize((size_t{s.n} * s.k + 3) / 4 * 4);
     for (auto& v : a) v = static_cast<uint8_t>(rng());
-    for (auto& v : b_nk) v = static_cast<uint8_t>(rng());
+    for (auto& v : b_nk) v = static_cast<uint8_t>(seven_bit_b ? static_cast<int>(rng() % 128) - 64 : static_cast<int>(rng()));
     a_zero_point = a_signed ? -3 : 131;
     b_zero_point = b_signed ? 0 : 128;  // symmetric weights, as the peers require for s8
     // About 16 * sqrt(K) for |acc| / 128 / 128: keeps most outputs inside 8 bits.

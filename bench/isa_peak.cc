@@ -5,6 +5,7 @@
 namespace cpuml_bench {
 
 uint64_t IsaPeakAvx2Madd(uint64_t iterations);       // bench/isa_peak_avx2.cc
+uint64_t IsaPeakAvx2Maddubs(uint64_t iterations);    // bench/isa_peak_avx2.cc
 uint64_t IsaPeakAvx512Vnni(uint64_t iterations);     // bench/isa_peak_avx512vnni.cc
 uint64_t IsaPeakAvxVnni(uint64_t iterations);        // bench/isa_peak_avxvnni.cc
 uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes);    // bench/isa_peak_avx2.cc
@@ -15,6 +16,8 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
   return {
       {"avx2_vpmaddwd_vpaddd", "vpmaddwd + vpaddd, int16 operands (exact)",
        [] { return __builtin_cpu_supports("avx2") != 0; }, IsaPeakAvx2Madd},
+      {"avx2_vpmaddubsw_vpmaddwd_vpaddd", "vpmaddubsw + vpmaddwd + vpaddd, B within 7 bits (exact)",
+       [] { return __builtin_cpu_supports("avx2") != 0; }, IsaPeakAvx2Maddubs},
       {"avxvnni_vpdpbusd", "vpdpbusd ymm (VEX), u8 x s8 into int32 (exact)",
        [] { return cpuml_is_isa_supported(CPUML_ISA_AVXVNNI) != 0; }, IsaPeakAvxVnni},
       {"avx512vnni_vpdpbusd", "vpdpbusd zmm, u8 x s8 into int32 (exact)",

@@ -45,6 +45,55 @@ uint64_t IsaPeakAvx2Madd(uint64_t iterations) {
   return iterations * 12 * 16;
 }
 
+// The 7-bit-B kernel's triple (qgemm_u8s7_*__avx2): vpmaddubsw, vpmaddwd against ones, vpaddd,
+// over 10 independent chains (two temporaries and the ones fill the other registers).
+uint64_t IsaPeakAvx2Maddubs(uint64_t iterations) {
+  uint64_t n = iterations;
+  __asm__ volatile(
+      "vpcmpeqd %%ymm14, %%ymm14, %%ymm14\n\t"
+      "vpabsb %%ymm14, %%ymm15\n\t"
+      "vpabsw %%ymm14, %%ymm12\n\t"
+      "1:\n\t"
+      "vpmaddubsw %%ymm14, %%ymm15, %%ymm10\n\t"
+      "vpmaddwd %%ymm12, %%ymm10, %%ymm10\n\t"
+      "vpaddd %%ymm10, %%ymm0, %%ymm0\n\t"
+      "vpmaddubsw %%ymm14, %%ymm15, %%ymm11\n\t"
+      "vpmaddwd %%ymm12, %%ymm11, %%ymm11\n\t"
+      "vpaddd %%ymm11, %%ymm1, %%ymm1\n\t"
+      "vpmaddubsw %%ymm14, %%ymm15, %%ymm10\n\t"
+      "vpmaddwd %%ymm12, %%ymm10, %%ymm10\n\t"
+      "vpaddd %%ymm10, %%ymm2, %%ymm2\n\t"
+      "vpmaddubsw %%ymm14, %%ymm15, %%ymm11\n\t"
+      "vpmaddwd %%ymm12, %%ymm11, %%ymm11\n\t"
+      "vpaddd %%ymm11, %%ymm3, %%ymm3\n\t"
+      "vpmaddubsw %%ymm14, %%ymm15, %%ymm10\n\t"
+      "vpmaddwd %%ymm12, %%ymm10, %%ymm10\n\t"
+      "vpaddd %%ymm10, %%ymm4, %%ymm4\n\t"
+      "vpmaddubsw %%ymm14, %%ymm15, %%ymm11\n\t"
+      "vpmaddwd %%ymm12, %%ymm11, %%ymm11\n\t"
+      "vpaddd %%ymm11, %%ymm5, %%ymm5\n\t"
+      "vpmaddubsw %%ymm14, %%ymm15, %%ymm10\n\t"
+      "vpmaddwd %%ymm12, %%ymm10, %%ymm10\n\t"
+      "vpaddd %%ymm10, %%ymm6, %%ymm6\n\t"
+      "vpmaddubsw %%ymm14, %%ymm15, %%ymm11\n\t"
+      "vpmaddwd %%ymm12, %%ymm11, %%ymm11\n\t"
+      "vpaddd %%ymm11, %%ymm7, %%ymm7\n\t"
+      "vpmaddubsw %%ymm14, %%ymm15, %%ymm10\n\t"
+      "vpmaddwd %%ymm12, %%ymm10, %%ymm10\n\t"
+      "vpaddd %%ymm10, %%ymm8, %%ymm8\n\t"
+      "vpmaddubsw %%ymm14, %%ymm15, %%ymm11\n\t"
+      "vpmaddwd %%ymm12, %%ymm11, %%ymm11\n\t"
+      "vpaddd %%ymm11, %%ymm9, %%ymm9\n\t"
+      "dec %0\n\t"
+      "jnz 1b\n\t"
+      "vzeroupper\n\t"
+      : "+r"(n)
+      :
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+        "xmm12", "xmm14", "xmm15", "cc");
+  return iterations * 10 * 32;
+}
+
 }  // namespace cpuml_bench
 
 #include <immintrin.h>

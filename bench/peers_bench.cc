@@ -21,11 +21,11 @@ extern "C" void omp_set_num_threads(int);
 namespace cpuml_bench {
 namespace {
 
-// Data whose products sit at the extremes: A at its maximum magnitude, B = 127.
-[[maybe_unused]] MatMulData Adversarial(Shape s, bool a_signed, bool b_signed) {
-  MatMulData d(s, a_signed, b_signed, 3);
+// Data whose products sit at the extremes: A at its maximum magnitude, B = 127 (-64 for 7-bit B).
+[[maybe_unused]] MatMulData Adversarial(Shape s, bool a_signed, bool b_signed, bool seven_bit_b = false) {
+  MatMulData d(s, a_signed, b_signed, 3, seven_bit_b);
   for (auto& v : d.a) v = a_signed ? 0x80 : 0xFF;
-  for (auto& v : d.b_nk) v = b_signed ? 0x7F : 0xFF;
+  for (auto& v : d.b_nk) v = seven_bit_b ? 0xC0 : b_signed ? 0x7F : 0xFF;
   d.a_zero_point = 0;
   d.out_scale = d.a_scale * d.b_scale * 255.0f * 127.0f * static_cast<float>(s.k) / 90.0f;
   return d;
@@ -95,16 +95,16 @@ class OneDnnMatMul {
   int32_t zp_src_, zp_dst_;
 };
 
-void BM_OneDnn(benchmark::State& state, Shape s, bool a_signed, int threads) {
+void BM_OneDnn(benchmark::State& state, Shape s, bool a_signed, bool seven_bit_b, int threads) {
   omp_set_num_threads(threads);
-  MatMulData data(s, a_signed, true);
+  MatMulData data(s, a_signed, true, 1, seven_bit_b);
   OneDnnMatMul mm(data, a_signed);
   std::vector<uint8_t> out(size_t{s.m} * s.n + 4);
   for (auto _ : state) mm.Run(data.a.data(), out.data());
   SetGops(state, s);
   auto run = [&](const MatMulData& d, uint8_t* c) { OneDnnMatMul(d, a_signed).Run(d.a.data(), c); };
   const int64_t wrong = Mismatches(data, a_signed, true, a_signed, run) +
-                        Mismatches(Adversarial(s, a_signed, true), a_signed, true, a_signed, run);
+                        Mismatches(Adversarial(s, a_signed, true, seven_bit_b), a_signed, true, a_signed, run);
   state.counters["wrong_outputs"] = static_cast<double>(wrong);
   state.SetLabel(wrong ? "INEXACT" : "exact");
   omp_set_num_threads(1);
@@ -177,10 +177,13 @@ void RegisterPeerBenchmarks() {
       const std::string suffix = "/" + ShapeName(s) + "/threads:" + std::to_string(threads);
 #if CPUML_BENCH_HAVE_ONEDNN
       if (options.Wants("u8s8"))
-        benchmark::RegisterBenchmark(("qgemm/onednn/u8s8" + suffix).c_str(), BM_OneDnn, s, false, threads)
+        benchmark::RegisterBenchmark(("qgemm/onednn/u8s8" + suffix).c_str(), BM_OneDnn, s, false, false, threads)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
       if (options.Wants("s8s8"))
-        benchmark::RegisterBenchmark(("qgemm/onednn/s8s8" + suffix).c_str(), BM_OneDnn, s, true, threads)
+        benchmark::RegisterBenchmark(("qgemm/onednn/s8s8" + suffix).c_str(), BM_OneDnn, s, true, false, threads)
+            ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      if (options.Wants("u8s7"))
+        benchmark::RegisterBenchmark(("qgemm/onednn/u8s7" + suffix).c_str(), BM_OneDnn, s, false, true, threads)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #endif
 #if CPUML_BENCH_HAVE_XNNPACK

@@ -2,7 +2,8 @@
 //   qgemm/cpuml/<types>/<shape>/threads:N   what an engine gets (the dispatched tier), every type
 //                                           combination and thread count
 //   qgemm/cpuml_scratch/u8s8/...            the same with caller-owned scratch
-//   qgemm/<kernel>/u8s8/<shape>/threads:1   every registered kernel of every tier this CPU runs,
+//   qgemm/<kernel>/u8s8/<shape>/threads:1   every registered kernel of every tier this CPU runs
+//                                           (u8s7 for kernels that need 7-bit B),
 //                                           on the shapes in its M range (kernels/registry.h), so
 //                                           tiers are compared in one process
 // Shapes, types and thread counts: bench/bench_support.h (--shapes=, --types=, --threads=).
@@ -26,8 +27,10 @@ namespace {
 
 // `tier`: the cap while the operator is created (its kernels are fixed then); -1 for none.
 // `scratch`: execute with caller-owned scratch (cpuml_execute_operator_with_scratch).
-void BM_Cpuml(benchmark::State& state, Shape s, bool a_signed, bool b_signed, int threads, int tier, bool scratch) {
-  MatMulData data(s, a_signed, b_signed);
+// `seven_bit_b`: B's values in [-64, 63], which lets initialize pick a 7-bit-B kernel.
+void BM_Cpuml(benchmark::State& state, Shape s, bool a_signed, bool b_signed, bool seven_bit_b, int threads, int tier,
+              bool scratch) {
+  MatMulData data(s, a_signed, b_signed, 1, seven_bit_b);
   const cpuml_isa previous_cap = cpuml_get_max_isa();
   if (tier >= 0) cpuml_set_max_isa(static_cast<cpuml_isa>(tier));
   const cpuml_isa isa = cpuml_get_isa();
@@ -86,8 +89,12 @@ void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads) {
 
 const struct {
   const char* name;
-  bool a_signed, b_signed;
-} kCombos[] = {{"u8s8", false, true}, {"u8u8", false, false}, {"s8s8", true, true}, {"s8u8", true, false}};
+  bool a_signed, b_signed, seven_bit_b;
+} kCombos[] = {{"u8s8", false, true, false},
+               {"u8u8", false, false, false},
+               {"s8s8", true, true, false},
+               {"s8u8", true, false, false},
+               {"u8s7", false, true, true}};
 
 struct BenchKernel {
   cpuml_isa isa;
@@ -132,13 +139,13 @@ void RegisterQGemmBenchmarks() {
       for (int threads : options.threads) {
         const std::string suffix = std::string(combo.name) + "/" + ShapeName(s) + "/threads:" + std::to_string(threads);
         benchmark::RegisterBenchmark(("qgemm/cpuml/" + suffix).c_str(), BM_Cpuml, s, combo.a_signed, combo.b_signed,
-                                     threads, -1, false)
+                                     combo.seven_bit_b, threads, -1, false)
             ->Unit(benchmark::kMicrosecond)
             ->UseRealTime();
         // u8s8 again with caller-owned scratch: what an engine with its own arena gets.
         if (strcmp(combo.name, "u8s8") == 0)
           benchmark::RegisterBenchmark(("qgemm/cpuml_scratch/" + suffix).c_str(), BM_Cpuml, s, combo.a_signed,
-                                       combo.b_signed, threads, -1, true)
+                                       combo.b_signed, false, threads, -1, true)
               ->Unit(benchmark::kMicrosecond)
               ->UseRealTime();
       }
@@ -148,8 +155,11 @@ void RegisterQGemmBenchmarks() {
   for (const BenchKernel& k : RunnableKernels())
     for (const Shape& s : options.shapes) {
       if (s.m < k.kernel->min_m || s.m > k.kernel->max_m) continue;
-      const std::string name = "qgemm/" + std::string(k.kernel->name) + "/u8s8/" + ShapeName(s) + "/threads:1";
-      benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, false, true, 1, static_cast<int>(k.isa), false)
+      // A kernel for small B values runs on them (the operator picks it only then).
+      const bool seven_bit_b = k.kernel->max_b_magnitude != 0;
+      const std::string name = "qgemm/" + std::string(k.kernel->name) + (seven_bit_b ? "/u8s7/" : "/u8s8/") +
+                               ShapeName(s) + "/threads:1";
+      benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, false, true, seven_bit_b, 1, static_cast<int>(k.isa), false)
           ->Unit(benchmark::kMicrosecond)
           ->UseRealTime();
     }

@@ -112,6 +112,11 @@ struct QGemmKernel {
   // Nonzero: the kernel accepts dot_in / dot_out, and the front end splits K into blocks of this
   // many groups so one block of a B panel stays in L1 while the tiles of a row block pass over it.
   uint32_t k_block_groups;
+  // Nonzero: the kernel is exact only when every packed B value (the s8 of the kU8S8 layout) has
+  // magnitude at most this, e.g. vpmaddubsw, whose int16 pair sums cannot saturate when
+  // 255 * (|b0| + |b1|) <= 32767. The front end picks such a kernel only for a B owned by the
+  // operator whose values it has checked at initialize (reduce-range weights fit 7 bits).
+  uint32_t max_b_magnitude;
 };
 
 // A tier's table: its fills and its GEMM kernels in order of preference.

@@ -193,9 +193,12 @@ TierChoice FillTier() { return Best(RunsFill); }
 const TierKernels* SupportedTier(cpuml_isa isa) { return Supported(isa, RunsGemm); }
 const TierKernels* SupportedFillTier(cpuml_isa isa) { return Supported(isa, RunsFill); }
 
-const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m) {
-  for (size_t i = 0; i < tier.qgemm_count; ++i)
-    if (m >= tier.qgemm[i]->min_m && m <= tier.qgemm[i]->max_m) return *tier.qgemm[i];
+const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m, uint32_t b_magnitude) {
+  for (size_t i = 0; i < tier.qgemm_count; ++i) {
+    const QGemmKernel& k = *tier.qgemm[i];
+    const bool b_fits = k.max_b_magnitude == 0 || b_magnitude <= k.max_b_magnitude;
+    if (m >= k.min_m && m <= k.max_m && b_fits) return k;
+  }
   return *tier.qgemm[tier.qgemm_count - 1];
 }
 

@@ -26,8 +26,11 @@ const TierKernels* SupportedTier(cpuml_isa isa);
 // The same for the tier's fills (NULL too when the tier has no fills of its own).
 const TierKernels* SupportedFillTier(cpuml_isa isa);
 
-// The first of the tier's GEMM kernels whose M range holds m (the last one if none does).
-const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m);
+// The first of the tier's GEMM kernels whose M range holds m and whose B condition
+// (QGemmKernel::max_b_magnitude) b_magnitude meets (the last one if none does). b_magnitude: the
+// largest |packed B value| the caller has checked, or kUncheckedB.
+constexpr uint32_t kUncheckedB = UINT32_MAX;
+const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m, uint32_t b_magnitude = kUncheckedB);
 
 // This core's share of the last-level cache, in bytes (outputs larger than this are written
 // with non-temporal stores); a guess if unknown.

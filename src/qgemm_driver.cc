@@ -104,6 +104,20 @@ cpuml_status QGemmPlan::CheckLimits(const char* op) const {
   return CPUML_STATUS_SUCCESS;
 }
 
+uint32_t MaxS8Magnitude(const Int8Operand& b, size_t k, size_t n) {
+  uint32_t largest = 0;
+  for (size_t index = 0; index < b.grid.Count(); ++index) {
+    const Int8Matrix m = b.Matrix(index);
+    for (size_t kk = 0; kk < k; ++kk)
+      for (size_t j = 0; j < n; ++j) {
+        const uint8_t raw = m.data[kk * m.row_stride + j * m.col_stride];
+        const int v = m.is_signed ? static_cast<int8_t>(raw) : raw - 128;
+        largest = std::max<uint32_t>(largest, static_cast<uint32_t>(v < 0 ? -v : v));
+      }
+  }
+  return largest;
+}
+
 void QGemmPlan::PackB(const Int8Operand& b, uint8_t* packed, pthreadpool_t pool) const {
   struct Job {
     const QGemmPlan* plan;

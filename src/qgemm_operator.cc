@@ -47,38 +47,41 @@ Int8Operand Operand(const Tensor& t, const uint8_t* data) {
 class QLinearMatMul final : public cpuml_operator {
  public:
   QLinearMatMul(const QGemmDescriptor& d, const QGemmKernel& kernel, const char* tier_name)
-      : d_(d),
-        plan_(kernel, d.t[kOut].sizes[0], d.t[kOut].sizes[1], d.t[kOut].sizes[2], d.t[kOut].sizes[3], d.t[kA].sizes[3],
-              DistinctMatrices(d.t[kA]), DistinctMatrices(d.t[kB])),
-        tier_name_(tier_name) {
+      : d_(d), general_(MakePlan(kernel)), tier_name_(tier_name) {
     for (int i = 0; i < kOut; ++i) needs_initialize_ |= d_.present[i] && d_.t[i].owned;
+  }
+
+  cpuml_status CheckLimits() const { return general_.plan.CheckLimits(kQGemmOp); }
+
+  // A second plan for a kernel that needs B's values small (QGemmKernel::max_b_magnitude), used
+  // when initialize finds that the owned B fits it. Call after CheckLimits.
+  void OfferNarrowBKernel(const QGemmKernel& kernel) {
+    if (&kernel == &general_.plan.kernel() || !d_.t[kB].owned) return;
+    std::unique_ptr<Planned> narrow(new Planned(MakePlan(kernel)));
+    if (narrow->plan.CheckLimits(kQGemmOp) == CPUML_STATUS_SUCCESS) narrow_ = std::move(narrow);
   }
 
   // After CheckLimits: every size below is at most 2^62, so these sums cannot wrap.
   void PlanMemory() {
-    size_t offset = 0;
-    auto take = [&](size_t bytes) {
-      const size_t at = offset;
-      offset += (bytes + 63) & ~size_t{63};
-      return at;
-    };
-    scratch_.quantization = take(QGemmQuantization::Bytes(plan_.padded_m(), plan_.padded_n()));
-    scratch_.packed_a = take(plan_.packed_a_bytes());
-    scratch_.row_terms = take(plan_.row_terms_bytes());
-    scratch_.packed_b = d_.t[kB].owned ? 0 : take(plan_.packed_b_bytes());
-    scratch_.total = offset;
+    LayOut(&general_);
+    scratch_bytes_ = general_.scratch.total;
+    uint64_t packed_b_bytes = general_.plan.packed_b_bytes();
+    if (narrow_) {
+      LayOut(narrow_.get());
+      scratch_bytes_ = std::max(scratch_bytes_, narrow_->scratch.total);
+      packed_b_bytes = std::max<uint64_t>(packed_b_bytes, narrow_->plan.packed_b_bytes());
+    }
     persistent_bytes_ = 0;
     for (int i = 0; i < kOut; ++i)
-      if (Owned(i)) persistent_bytes_ += i == kB ? plan_.packed_b_bytes() : d_.t[i].reach_bytes;
+      if (Owned(i)) persistent_bytes_ += i == kB ? packed_b_bytes : d_.t[i].reach_bytes;
   }
 
-  const QGemmPlan& plan() const { return plan_; }
   uint32_t InputCount() const override { return kOut; }
-  CPUML_BINDING_PROPERTIES BindingProperties() const override { return {scratch_.total, persistent_bytes_}; }
+  CPUML_BINDING_PROPERTIES BindingProperties() const override { return {scratch_bytes_, persistent_bytes_}; }
 
   void Describe(char* buf, size_t size) const override {
     const NamedTensor tensors[] = {{"A", &d_.t[kA]}, {"B", &d_.t[kB]}, {"Output", &d_.t[kOut]}};
-    DescribeOperator(buf, size, kQGemmOp, tensors, 3, tier_name_, plan_.kernel().name);
+    DescribeOperator(buf, size, kQGemmOp, tensors, 3, tier_name_, active_->plan.kernel().name);
   }
 
   cpuml_status Initialize(const CPUML_BUFFER_BINDING* inputs, uint32_t input_count) override {
@@ -94,9 +97,14 @@ class QLinearMatMul final : public cpuml_operator {
     for (int i = 0; i < kOut; ++i) {
       if (!Owned(i)) continue;
       if (i == kB) {
-        Buffer packed = Allocate(plan_.packed_b_bytes());
-        plan_.PackB(Operand(d_.t[kB], static_cast<const uint8_t*>(inputs[i].Data)), packed.get(), nullptr);
+        const Int8Operand b = Operand(d_.t[kB], static_cast<const uint8_t*>(inputs[i].Data));
+        const Planned* chosen = &general_;
+        if (narrow_ && MaxS8Magnitude(b, d_.t[kB].sizes[2], d_.t[kB].sizes[3]) <= narrow_->plan.kernel().max_b_magnitude)
+          chosen = narrow_.get();
+        Buffer packed = Allocate(chosen->plan.packed_b_bytes());
+        chosen->plan.PackB(b, packed.get(), nullptr);
         packed_b_ = std::move(packed);
+        active_ = chosen;
       } else {
         Buffer copy = Allocate(d_.t[i].reach_bytes);
         memcpy(copy.get(), inputs[i].Data, d_.t[i].reach_bytes);
@@ -112,6 +120,35 @@ class QLinearMatMul final : public cpuml_operator {
 
  private:
   bool Owned(int member) const { return d_.present[member] && d_.t[member].owned; }
+
+  // A plan and where one execute's scratch regions lie for it (byte offsets, 64-byte aligned).
+  struct Planned {
+    QGemmPlan plan;
+    struct {
+      size_t quantization = 0, packed_a = 0, row_terms = 0, packed_b = 0, total = 0;
+    } scratch;
+  };
+
+  Planned MakePlan(const QGemmKernel& kernel) const {
+    return {QGemmPlan(kernel, d_.t[kOut].sizes[0], d_.t[kOut].sizes[1], d_.t[kOut].sizes[2], d_.t[kOut].sizes[3],
+                      d_.t[kA].sizes[3], DistinctMatrices(d_.t[kA]), DistinctMatrices(d_.t[kB])),
+            {}};
+  }
+
+  void LayOut(Planned* p) const {
+    size_t offset = 0;
+    auto take = [&](size_t bytes) {
+      const size_t at = offset;
+      offset += (bytes + 63) & ~size_t{63};
+      return at;
+    };
+    const QGemmPlan& plan = p->plan;
+    p->scratch.quantization = take(QGemmQuantization::Bytes(plan.padded_m(), plan.padded_n()));
+    p->scratch.packed_a = take(plan.packed_a_bytes());
+    p->scratch.row_terms = take(plan.row_terms_bytes());
+    p->scratch.packed_b = d_.t[kB].owned ? 0 : take(plan.packed_b_bytes());
+    p->scratch.total = offset;
+  }
 
   cpuml_status CheckMemberBinding(const CPUML_BUFFER_BINDING& binding, int member) const {
     char where[96];
@@ -146,7 +183,7 @@ class QLinearMatMul final : public cpuml_operator {
     }
   }
 
-  cpuml_status Decode(const uint8_t* const* data, QGemmQuantization* q) const;
+  cpuml_status Decode(const QGemmPlan& plan, const uint8_t* const* data, QGemmQuantization* q) const;
 
   // Scratch kept by the operator for callers that pass none: one per concurrent caller, made on
   // first need, so after the first call such an execute allocates nothing either.
@@ -161,7 +198,7 @@ class QLinearMatMul final : public cpuml_operator {
       // Room to keep every buffer made, so that giving one back never allocates.
       idle_scratch_.reserve(++scratch_count_);
     }
-    return Allocate(scratch_.total);
+    return Allocate(scratch_bytes_);
   }
 
   void ReleaseScratch(Buffer b) {
@@ -172,24 +209,23 @@ class QLinearMatMul final : public cpuml_operator {
   cpuml_status Run(const uint8_t* const* data, uint8_t* output, uint8_t* scratch, pthreadpool_t pool) const;
 
   const QGemmDescriptor d_;
-  const QGemmPlan plan_;
+  Planned general_;
+  std::unique_ptr<Planned> narrow_;        // see OfferNarrowBKernel
+  const Planned* active_ = &general_;      // narrow_ once initialize has found that B fits it
   bool needs_initialize_ = false, initialized_ = false;
   Buffer packed_b_;
   Buffer owned_[kQGemmMemberCount];
   const char* const tier_name_;
-  // Byte offsets of one execute's scratch regions, each 64-byte aligned.
-  struct {
-    size_t quantization = 0, packed_a = 0, row_terms = 0, packed_b = 0, total = 0;
-  } scratch_;
+  size_t scratch_bytes_ = 0;  // the larger of the plans' scratch
   uint64_t persistent_bytes_ = 0;
   std::mutex scratch_mutex_;
   std::vector<Buffer> idle_scratch_;
   size_t scratch_count_ = 0;
 };
 
-cpuml_status QLinearMatMul::Decode(const uint8_t* const* data, QGemmQuantization* q) const {
+cpuml_status QLinearMatMul::Decode(const QGemmPlan& plan, const uint8_t* const* data, QGemmQuantization* q) const {
   const size_t m = d_.t[kOut].sizes[2], n = d_.t[kOut].sizes[3];
-  const size_t padded_m = plan_.padded_m(), padded_n = plan_.padded_n();
+  const size_t padded_m = plan.padded_m(), padded_n = plan.padded_n();
   if (cpuml_status s = ReadScales(data[kAScale], kAScale, m, 2, padded_m, q->a_scale)) return s;
   if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
   if (cpuml_status s = ReadScales(data[kOutScale], kOutScale, m, 2, padded_m, q->out_scale)) return s;
@@ -205,7 +241,7 @@ cpuml_status QLinearMatMul::Decode(const uint8_t* const* data, QGemmQuantization
   const bool b_signed = d_.t[kB].type == CPUML_TENSOR_DATA_TYPE_INT8;
   q->use_col_b = false;
   for (size_t j = 0; j < padded_n; ++j) {
-    q->col_b[j] = j < n ? ColumnTermB(plan_.format().packing, b_signed, b_zero_point[j]) : 0;
+    q->col_b[j] = j < n ? ColumnTermB(plan.format().packing, b_signed, b_zero_point[j]) : 0;
     q->use_col_b |= q->col_b[j] != 0;
   }
   const bool out_signed = d_.t[kOut].type == CPUML_TENSOR_DATA_TYPE_INT8;
@@ -241,19 +277,21 @@ cpuml_status QLinearMatMul::Execute(const CPUML_BUFFER_BINDING* inputs, const CP
 }
 
 cpuml_status QLinearMatMul::Run(const uint8_t* const* data, uint8_t* output, uint8_t* scratch, pthreadpool_t pool) const {
-  QGemmQuantization q = QGemmQuantization::In(scratch + scratch_.quantization, plan_.padded_m(), plan_.padded_n());
-  if (cpuml_status s = Decode(data, &q)) return s;
+  const QGemmPlan& plan = active_->plan;
+  const auto& regions = active_->scratch;
+  QGemmQuantization q = QGemmQuantization::In(scratch + regions.quantization, plan.padded_m(), plan.padded_n());
+  if (cpuml_status s = Decode(plan, data, &q)) return s;
   // B: prepacked at initialize, or packed now into this call's scratch.
   const uint8_t* packed_b = packed_b_.get();
   if (!d_.t[kB].owned) {
-    plan_.PackB(Operand(d_.t[kB], data[kB]), scratch + scratch_.packed_b, pool);
-    packed_b = scratch + scratch_.packed_b;
+    plan.PackB(Operand(d_.t[kB], data[kB]), scratch + regions.packed_b, pool);
+    packed_b = scratch + regions.packed_b;
   }
   const Tensor& o = d_.t[kOut];
   const QGemmOutput out{output, o.type == CPUML_TENSOR_DATA_TYPE_INT8, o.strides[0], o.strides[1], o.strides[2],
                         o.strides[3]};
-  plan_.Run(Operand(d_.t[kA], data[kA]), packed_b, q, out, scratch + scratch_.packed_a, scratch + scratch_.row_terms,
-            pool);
+  plan.Run(Operand(d_.t[kA], data[kA]), packed_b, q, out, scratch + regions.packed_a, scratch + regions.row_terms,
+           pool);
   return CPUML_STATUS_SUCCESS;
 }
 
@@ -264,9 +302,10 @@ cpuml_status CreateQuantizedLinearMatrixMultiply(const void* desc, cpuml_operato
   if (cpuml_status s = ValidateQGemm(static_cast<const CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC*>(desc), &d))
     return s;
   const TierChoice tier = GemmTier();
-  const QGemmKernel& kernel = SelectQGemmKernel(*tier.kernels, d.t[kOut].sizes[2]);
-  std::unique_ptr<QLinearMatMul> op(new QLinearMatMul(d, kernel, tier.name));
-  if (cpuml_status s = op->plan().CheckLimits(kQGemmOp)) return s;
+  const uint64_t m = d.t[kOut].sizes[2];
+  std::unique_ptr<QLinearMatMul> op(new QLinearMatMul(d, SelectQGemmKernel(*tier.kernels, m), tier.name));
+  if (cpuml_status s = op->CheckLimits()) return s;
+  op->OfferNarrowBKernel(SelectQGemmKernel(*tier.kernels, m, 0));
   op->PlanMemory();
   *out = op.release();
   return CPUML_STATUS_SUCCESS;

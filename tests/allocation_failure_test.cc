@@ -96,13 +96,23 @@ void FailEachAllocation(const char* stage, const std::function<cpuml_status()>& 
   ASSERT_EQ(Counted(-1, call, &made), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
 }
 
+// On the dispatched tier, and on avx2 with a 7-bit B, where create plans a second kernel and
+// initialize picks it.
 TEST(AllocationFailure, QuantizedMatMulCreateInitializeExecute) {
+  const cpuml_isa previous_cap = cpuml_get_max_isa();
+  for (bool seven_bit_on_avx2 : {false, true})
   for (bool b_owned : {true, false}) {
+    if (seven_bit_on_avx2) {
+      if (!cpuml_is_isa_supported(CPUML_ISA_AVX2)) continue;
+      ASSERT_EQ(cpuml_set_max_isa(CPUML_ISA_AVX2), CPUML_STATUS_SUCCESS);
+    }
+    SCOPED_TRACE(seven_bit_on_avx2 ? "avx2, 7-bit B" : "dispatched tier");
     QConfig c;
     c.m = 19;
     c.k = 40;
     c.n = 45;
     c.a_batch = {2, 1};
+    c.data = seven_bit_on_avx2 ? Data::kSevenBitB : Data::kRandom;
     c.b_owned = b_owned;
     c.scales_owned = b_owned;
     c.b_scale = Quant::kPerChannel;
@@ -160,6 +170,7 @@ TEST(AllocationFailure, QuantizedMatMulCreateInitializeExecute) {
     ASSERT_EQ(cpuml_execute_operator(op, exec.data(), 8, &out, 1, nullptr), CPUML_STATUS_SUCCESS);
     EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), problem.Expected());
     cpuml_destroy_operator(op);
+    ASSERT_EQ(cpuml_set_max_isa(previous_cap), CPUML_STATUS_SUCCESS);
   }
 }
 

@@ -157,30 +157,6 @@ TEST(Api, ScratchIsChecked) {
 }
 
 // Redirects stderr into a file for the test's lifetime and returns what was written.
-class StderrCapture {
- public:
-  StderrCapture() : file_(tmpfile()) {
-    fflush(stderr);
-    saved_ = dup(2);
-    dup2(fileno(file_), 2);
-  }
-  std::string Finish() {
-    fflush(stderr);
-    dup2(saved_, 2);
-    close(saved_);
-    std::string text;
-    rewind(file_);
-    char buf[4096];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, file_)) > 0;) text.append(buf, n);
-    fclose(file_);
-    return text;
-  }
-
- private:
-  FILE* file_;
-  int saved_;
-};
-
 std::vector<std::string> Split(const std::string& text, char separator) {
   std::vector<std::string> parts;
   size_t begin = 0;

@@ -15,7 +15,10 @@
 namespace cpuml_test {
 
 enum class Quant { kAbsent, kPerTensor, kPerChannel };  // per row (A, Output) or per column (B)
-enum class Data { kRandom, kExtremes, kSmall };
+// kSevenBitB: B within 7 bits (s8 in [-64, 64], u8 in [64, 192]: the reduce-range weights a
+// 7-bit-B kernel takes), A random. kSevenBitExtremes: A at its ends against B at +-64, zero
+// points at the far ends, the largest pair sums such a kernel sees.
+enum class Data { kRandom, kExtremes, kSmall, kSevenBitB, kSevenBitExtremes };
 
 struct QConfig {
   uint32_t m = 1, k = 1, n = 1;
@@ -173,7 +176,7 @@ class QProblem {
 
   int32_t RandomInt(CPUML_TENSOR_DATA_TYPE t) {
     const int lo = IsSigned(t) ? -128 : 0;
-    if (c_.data == Data::kExtremes) return (rng_() & 1) ? lo + 255 : lo;
+    if (c_.data == Data::kExtremes || c_.data == Data::kSevenBitExtremes) return (rng_() & 1) ? lo + 255 : lo;
     if (c_.data == Data::kSmall) return static_cast<int>(rng_() % 7) - 3 + (IsSigned(t) ? 0 : 128);
     return lo + static_cast<int>(rng_() % 256);
   }
@@ -191,10 +194,22 @@ class QProblem {
     for (uint64_t i = 0; i < b.size() / 4; ++i) f[i] = c_.power_of_two_scales ? 1.0f : dist(rng_);
   }
 
+  // B's values as the 8-bit layouts pack them (s8, or u8 - 128), in [-64, 64].
+  void FillSevenBitB() {
+    GuardedBuffer& b = *buffers_[kB];
+    const int offset = IsSigned(descs_[kB]->type()) ? 0 : 128;
+    for (uint64_t i = 0; i < b.size(); ++i) {
+      const int v = c_.data == Data::kSevenBitExtremes ? ((rng_() & 1) ? 64 : -64) : static_cast<int>(rng_() % 129) - 64;
+      b.data()[i] = static_cast<uint8_t>(v + offset);
+    }
+  }
+
   void FillData() {
+    const bool seven_bit = c_.data == Data::kSevenBitB || c_.data == Data::kSevenBitExtremes;
     FillInts(kA);
     FillInts(kB);
-    if (c_.data == Data::kExtremes) {
+    if (seven_bit) FillSevenBitB();
+    if (c_.data == Data::kExtremes || c_.data == Data::kSevenBitExtremes) {
       // Zero points at the opposite extreme maximize |A - za| * |B - zb|.
       for (int member : {kAZero, kBZero})
         if (descs_[member]) {

@@ -326,7 +326,91 @@ TEST_P(QGemmTest, HandComputed2x2) {
   EXPECT_EQ(result[3], 23);
 }
 
+// Reduce-range weights: an owned B whose values fit 7 bits lets initialize pick a 7-bit-B kernel
+// where the tier has one (vpmaddubsw on avx2). Every tier still matches the reference, at the
+// largest pair sums such a kernel meets (A at its ends against B = +-64) and over long K.
+TEST_P(QGemmTest, SevenBitOwnedB) {
+  uint32_t seed = 2000;
+  for (auto a : kTypes)
+    for (auto b : kTypes)
+      for (Data data : {Data::kSevenBitB, Data::kSevenBitExtremes})
+        for (uint32_t k : {1u, 5u, 64u, 300u, 4100u}) {
+          if (ReducedSweep() && k == 4100 && a != b) continue;
+          QConfig c;
+          c.m = 2 + seed % 13;
+          c.k = k;
+          c.n = 35;
+          c.a_type = a;
+          c.b_type = b;
+          c.out_type = (seed & 2) ? kS8 : kU8;
+          c.data = data;
+          c.b_owned = true;
+          c.b_transposed = seed & 1;
+          c.b_zero = (seed % 3 == 0) ? Quant::kPerChannel : Quant::kPerTensor;
+          c.threads = (seed % 4 == 0) ? 2 : 1;
+          c.seed = ++seed;
+          Check(c);
+          if (HasFatalFailure()) return;
+        }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiers, QGemmTest, testing::ValuesIn(AllTiers()), TierName);
+
+// The kernel field of the verbose log's last execute line.
+std::string ExecutedKernel(const std::string& log) {
+  const size_t line = log.rfind("cpuml_verbose,execute,");
+  if (line == std::string::npos) return "";
+  size_t field = line;
+  for (int i = 0; i < 7 && field != std::string::npos; ++i) field = log.find(',', field + 1);
+  if (field == std::string::npos) return "";
+  return log.substr(field + 1, log.find(',', field + 1) - field - 1);
+}
+
+// Which kernel the avx2 tier runs: the 7-bit-B one exactly when B is owned and every value fits,
+// the int16 one for any other B (one value of 65 is enough), the one-row kernel for M = 1; the
+// bytes equal the reference's each time.
+TEST(QGemmKernelChoice, SevenBitKernelOnlyForOwnedBThatFits) {
+  if (!cpuml_is_isa_supported(CPUML_ISA_AVX2)) GTEST_SKIP() << "tier avx2 is not supported by this CPU or build";
+  const cpuml_isa previous_cap = cpuml_get_max_isa();
+  ASSERT_EQ(cpuml_set_max_isa(CPUML_ISA_AVX2), CPUML_STATUS_SUCCESS);
+  struct Case {
+    const char* what;
+    uint32_t m;
+    bool owned;
+    int poke;  // 0, or a value written into B's first element (as the 8-bit layouts see it)
+    const char* kernel;
+  } cases[] = {
+      {"owned 7-bit B", 13, true, 0, "qgemm_u8s7_6x16c4__avx2"},
+      {"owned B with one 65", 13, true, 65, "qgemm_x16_6x16c2__avx2"},
+      {"owned B with one -65", 13, true, -65, "qgemm_x16_6x16c2__avx2"},
+      {"owned B with one 64", 13, true, 64, "qgemm_u8s7_6x16c4__avx2"},
+      {"7-bit B bound at execute", 13, false, 0, "qgemm_x16_6x16c2__avx2"},
+      {"owned 7-bit B, M = 1", 1, true, 0, "qgemm_u8s8_1x16c4__avx2"},
+  };
+  for (const Case& t : cases)
+    for (auto b_type : kTypes) {
+      SCOPED_TRACE(testing::Message() << t.what << (IsSigned(b_type) ? ", s8 B" : ", u8 B"));
+      QConfig c;
+      c.m = t.m;
+      c.k = 77;
+      c.n = 40;
+      c.b_type = b_type;
+      c.data = Data::kSevenBitB;
+      c.b_owned = t.owned;
+      QProblem problem(c);
+      if (t.poke) problem.buffer(QProblem::kB).data()[0] = static_cast<uint8_t>(t.poke + (IsSigned(b_type) ? 0 : 128));
+      const std::vector<uint8_t> expected = problem.Expected();
+      cpuml_set_verbose(1);
+      StderrCapture capture;
+      const cpuml_status status = problem.Run(nullptr);
+      cpuml_set_verbose(0);
+      const std::string log = capture.Finish();
+      ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+      EXPECT_EQ(ExecutedKernel(log), t.kernel) << log;
+      EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected);
+    }
+  EXPECT_EQ(cpuml_set_max_isa(previous_cap), CPUML_STATUS_SUCCESS);
+}
 
 }  // namespace
 }  // namespace cpuml_test

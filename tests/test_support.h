@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -157,6 +158,31 @@ inline std::string TierName(const testing::TestParamInfo<cpuml_isa>& info) { ret
 
 // Base fixture: caps the ISA at the parameter for operators the test creates, and puts the cap
 // that was in force back afterwards.
+// Everything written to stderr (fd 2) between construction and Finish(), e.g. the verbose log.
+class StderrCapture {
+ public:
+  StderrCapture() : file_(tmpfile()) {
+    fflush(stderr);
+    saved_ = dup(2);
+    dup2(fileno(file_), 2);
+  }
+  std::string Finish() {
+    fflush(stderr);
+    dup2(saved_, 2);
+    close(saved_);
+    std::string text;
+    rewind(file_);
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, file_)) > 0;) text.append(buf, n);
+    fclose(file_);
+    return text;
+  }
+
+ private:
+  FILE* file_;
+  int saved_;
+};
+
 class TierTest : public testing::TestWithParam<cpuml_isa> {
  protected:
   void SetUp() override {

@@ -50,7 +50,7 @@ static void qgemm_x16_4x8c2__neon(size_t mr, size_t nr, size_t k_groups, const v
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_x16_4x8c2__neon;
-const QGemmKernel kQGemm_x16_4x8c2__neon = {"qgemm_x16_4x8c2__neon", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x8c2__neon, nullptr, nullptr, 0};
+const QGemmKernel kQGemm_x16_4x8c2__neon = {"qgemm_x16_4x8c2__neon", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x8c2__neon, nullptr, nullptr, 0, 0};
 
 }  // namespace neon
 }  // namespace cpuml

@@ -51,6 +51,15 @@ Operands RandomOperands(std::mt19937& rng, size_t m, size_t n, size_t k, bool a_
   return o;
 }
 
+// A kernel with QGemmKernel::max_b_magnitude gets B values it is exact for (the front end picks
+// it only for such a B): as the 8-bit layouts pack B (s8, or u8 - 128), within that magnitude.
+Operands FitB(Operands o, const QGemmKernel& kernel, std::mt19937& rng) {
+  const int limit = static_cast<int>(kernel.max_b_magnitude);
+  if (limit == 0) return o;
+  for (auto& v : o.b) v = static_cast<uint8_t>(static_cast<int>(rng() % (2 * limit + 1)) - limit + (o.b_signed ? 0 : 128));
+  return o;
+}
+
 int64_t Exact(const Operands& o, size_t i, size_t j) {
   auto value = [](uint8_t raw, bool is_signed) { return is_signed ? int64_t{static_cast<int8_t>(raw)} : int64_t{raw}; };
   int64_t sum = 0;
@@ -182,7 +191,7 @@ TEST_P(QGemmKernelTest, EveryRowColumnAndKRemainder) {
     for (size_t m = 1; m <= kernel.mr; ++m)
       for (size_t n = 1; n <= kernel.nr + 1; ++n) {
         const int combo = static_cast<int>((m + n + k) % 4);
-        const Operands o = RandomOperands(rng, m, n, k, combo & 1, combo & 2);
+        const Operands o = FitB(RandomOperands(rng, m, n, k, combo & 1, combo & 2), kernel, rng);
         Check(o, false, (m + n) % 2 == 0, (m * n) % 3 == 0, rng);
         if (HasFatalFailure()) return;
       }
@@ -193,24 +202,27 @@ TEST_P(QGemmKernelTest, AccumulatorOutputAllSignedness) {
   std::mt19937 rng(7);
   for (size_t k : KValues(kernel.kr))
     for (int combo = 0; combo < 4; ++combo) {
-      const Operands o = RandomOperands(rng, kernel.mr, kernel.nr + 1, k, combo & 1, combo & 2);
+      const Operands o = FitB(RandomOperands(rng, kernel.mr, kernel.nr + 1, k, combo & 1, combo & 2), kernel, rng);
       Check(o, true, false, false, rng);
       if (HasFatalFailure()) return;
-      const Operands short_tile = RandomOperands(rng, (kernel.mr + 1) / 2, kernel.nr - 1, k, combo & 1, combo & 2);
+      const Operands short_tile =
+          FitB(RandomOperands(rng, (kernel.mr + 1) / 2, kernel.nr - 1, k, combo & 1, combo & 2), kernel, rng);
       Check(short_tile, true, true, false, rng);
       if (HasFatalFailure()) return;
     }
 }
 
-// The extremes that break int16 shortcuts: A and B at opposite ends with zero points at the other.
+// The extremes that break int16 shortcuts: A and B at opposite ends with zero points at the other
+// (B at -64 for a kernel limited to 7-bit B: its largest pair sums).
 TEST_P(QGemmKernelTest, ExtremeOperandsAtLongestChunk) {
   const QGemmKernel& kernel = *GetParam().kernel;
   std::mt19937 rng(11);
   const size_t k = 32768;  // the longest K one int32 accumulator sees (src/qgemm_driver.h)
+  const int b_low = kernel.max_b_magnitude ? -static_cast<int>(kernel.max_b_magnitude) : -128;
   for (int combo = 0; combo < 4; ++combo) {
     Operands o = RandomOperands(rng, kernel.mr, kernel.nr, k, combo & 1, combo & 2);
     for (auto& v : o.a) v = o.a_signed ? 0x7F : 0xFF;
-    for (auto& v : o.b) v = o.b_signed ? 0x80 : 0x00;
+    for (auto& v : o.b) v = static_cast<uint8_t>(b_low + (o.b_signed ? 0 : 128));
     for (auto& z : o.za) z = o.a_signed ? -128 : 0;
     for (auto& z : o.zb) z = o.b_signed ? 127 : 255;
     Check(o, true, false, false, rng);
@@ -227,10 +239,11 @@ TEST_P(QGemmKernelTest, KBlocksCarryTheDotProducts) {
   const size_t block_k = size_t{kernel.k_block_groups} * kernel.kr;
   for (size_t k : {2 * block_k, 2 * block_k + 3 * kernel.kr + 5, 3 * block_k - 1})
     for (int combo = 0; combo < 4; ++combo) {
-      const Operands full = RandomOperands(rng, kernel.mr, kernel.nr, k, combo & 1, combo & 2);
+      const Operands full = FitB(RandomOperands(rng, kernel.mr, kernel.nr, k, combo & 1, combo & 2), kernel, rng);
       Check(full, false, combo & 1, combo == 2, rng, kernel.k_block_groups);
       if (HasFatalFailure()) return;
-      const Operands short_tile = RandomOperands(rng, kernel.mr / 2 - 1, kernel.nr - 3, k, combo & 1, combo & 2);
+      const Operands short_tile =
+          FitB(RandomOperands(rng, kernel.mr / 2 - 1, kernel.nr - 3, k, combo & 1, combo & 2), kernel, rng);
       Check(short_tile, true, false, false, rng, kernel.k_block_groups);
       if (HasFatalFailure()) return;
     }
