@@ -7,6 +7,8 @@
 //   CpuStreamStore(p, b)    a non-temporal store of one batch at a vector-aligned address
 //   CpuStreamFence()        orders those stores before the call returns
 //   CpuFloatToHalf(p, b)    stores batch<float> as binary16 (round to nearest even)
+//   CpuStreamFloatToHalf(p, b)  the same as a non-temporal store where the tier has one, at an
+//                           address aligned to the halves' width
 // It defines cpuml::CPUML_TIER::kFillKernels.
 
 namespace cpuml {
@@ -197,15 +199,30 @@ void FillFloat32SequenceRow(void* out, size_t count, size_t stride, uint64_t fir
 }
 
 void FillFloat16SequenceRow(void* out, size_t count, size_t stride, uint64_t first_index, CPUML_SCALAR_UNION start,
-                            CPUML_SCALAR_UNION delta, bool /*streaming*/) {
+                            CPUML_SCALAR_UNION delta, bool streaming) {
   uint16_t* dst = static_cast<uint16_t*>(out);
   const float start_f = HalfToFloat(start.UInt16), delta_f = HalfToFloat(delta.UInt16);
+  auto value = [=](size_t j) { return FloatToHalf(start_f + static_cast<float>(first_index + j) * delta_f); };
   if (stride != 1) {
-    for (size_t j = 0; j < count; ++j) dst[j * stride] = FloatToHalf(start_f + static_cast<float>(first_index + j) * delta_f);
+    for (size_t j = 0; j < count; ++j) dst[j * stride] = value(j);
     return;
   }
-  FloatSequence(count, first_index, start_f, delta_f, [dst](size_t j, const Vec<float>& v) { CpuFloatToHalf(dst + j, v); },
-                [dst](size_t j, float v) { dst[j] = FloatToHalf(v); });
+  // Streaming needs the converted halves aligned to their own width; an odd address never gets there.
+  constexpr size_t kHalvesBytes = Vec<float>::size * sizeof(uint16_t);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(dst);
+  if (!streaming || address % sizeof(uint16_t) != 0) {
+    FloatSequence(count, first_index, start_f, delta_f, [dst](size_t j, const Vec<float>& v) { CpuFloatToHalf(dst + j, v); },
+                  [dst](size_t j, float v) { dst[j] = FloatToHalf(v); });
+    return;
+  }
+  const size_t to_aligned = (kHalvesBytes - address % kHalvesBytes) % kHalvesBytes / sizeof(uint16_t);
+  const size_t head = to_aligned < count ? to_aligned : count;
+  for (size_t j = 0; j < head; ++j) dst[j] = value(j);
+  uint16_t* body = dst + head;
+  FloatSequence(count - head, first_index + head, start_f, delta_f,
+                [body](size_t j, const Vec<float>& v) { CpuStreamFloatToHalf(body + j, v); },
+                [body](size_t j, float v) { body[j] = FloatToHalf(v); });
+  CpuStreamFence();
 }
 
 }  // namespace

@@ -27,6 +27,10 @@ inline void CpuFloatToHalf(uint16_t* dst, const xsimd::batch<float, CPUML_XSIMD_
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
 
+inline void CpuStreamFloatToHalf(uint16_t* dst, const xsimd::batch<float, CPUML_XSIMD_ARCH>& v) {
+  _mm256_stream_si256(reinterpret_cast<__m256i*>(dst), _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
 }  // namespace
 }  // namespace avx512vnni
 }  // namespace cpuml

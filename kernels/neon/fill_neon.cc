@@ -27,6 +27,8 @@ inline void CpuFloatToHalf(uint16_t* dst, const xsimd::batch<float, CPUML_XSIMD_
   vst1_u16(dst, vreinterpret_u16_f16(vcvt_f16_f32(static_cast<float32x4_t>(v))));
 }
 
+inline void CpuStreamFloatToHalf(uint16_t* dst, const xsimd::batch<float, CPUML_XSIMD_ARCH>& v) { CpuFloatToHalf(dst, v); }
+
 }  // namespace
 }  // namespace neon
 }  // namespace cpuml

@@ -29,6 +29,9 @@ inline void CpuFloatToHalf(uint16_t* dst, const xsimd::batch<float, CPUML_XSIMD_
   for (int l = 0; l < 4; ++l) dst[l] = FloatToHalf(lanes[l]);
 }
 
+// Four halves are 8 bytes, narrower than any non-temporal vector store here.
+inline void CpuStreamFloatToHalf(uint16_t* dst, const xsimd::batch<float, CPUML_XSIMD_ARCH>& v) { CpuFloatToHalf(dst, v); }
+
 }  // namespace
 }  // namespace sse41
 }  // namespace cpuml
