@@ -48,7 +48,7 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
           ${CPUML_NO_AVX512_HEADER_WARNING}
     SOURCES tier.cc qgemm_u8s8_32x32c64_amx.cc)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
-  cpuml_add_tier(neon SOURCES tier.cc fill_neon.cc qgemm_x16_4x8c2_neon.cc requantize_neon.cc)  # NEON is baseline
+  cpuml_add_tier(neon SOURCES tier.cc fill_neon.cc qgemm_s8s8_2x8c16_neon.cc requantize_neon.cc)  # NEON is baseline
   cpuml_add_tier(neon_dotprod FLAGS -march=armv8.2-a+dotprod SOURCES tier.cc qgemm_s8s8_8x8c4_neondot.cc)
   cpuml_add_tier(neon_i8mm FLAGS -march=armv8.2-a+dotprod+i8mm SOURCES tier.cc qgemm_s8s8_8x8c8_neoni8mm.cc)
 endif()

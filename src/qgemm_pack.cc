@@ -88,6 +88,7 @@ uint32_t PackLineFor(const PackFormat& f, uint32_t kr, const uint8_t* src, uint6
     return PackLineAny<int16_t, 2>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
   // 8-bit layouts store two's complement bytes; the domain (u8 or s8) is in the offset.
   if (kr == 64) return PackLineAny<uint8_t, 64>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
+  if (kr == 16) return PackLineAny<uint8_t, 16>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
   if (kr == 8) return PackLineAny<uint8_t, 8>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
   return PackLineAny<uint8_t, 4>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
 }

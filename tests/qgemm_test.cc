@@ -366,20 +366,21 @@ std::string ExecutedKernel(const std::string& log) {
   return log.substr(field + 1, log.find(',', field + 1) - field - 1);
 }
 
-// Which kernel the avx2 tier runs: the 7-bit-B one exactly when B is owned and every value fits,
-// the int16 one for any other B (one value of 65 is enough), the one-row kernel for M = 1; the
-// bytes equal the reference's each time.
-TEST(QGemmKernelChoice, SevenBitKernelOnlyForOwnedBThatFits) {
-  if (!cpuml_is_isa_supported(CPUML_ISA_AVX2)) GTEST_SKIP() << "tier avx2 is not supported by this CPU or build";
-  const cpuml_isa previous_cap = cpuml_get_max_isa();
-  ASSERT_EQ(cpuml_set_max_isa(CPUML_ISA_AVX2), CPUML_STATUS_SUCCESS);
+// Which kernel a tier with a B-conditioned kernel runs: that kernel exactly when B is owned and
+// every value meets its bound, the general one for any other B (one value past the bound is
+// enough); the bytes equal the reference's each time. avx2: the 7-bit-B kernel; neon: the kernel
+// for B without -128.
+TEST(QGemmKernelChoice, BConditionedKernelOnlyForOwnedBThatFits) {
   struct Case {
     const char* what;
     uint32_t m;
     bool owned;
     int poke;  // 0, or a value written into B's first element (as the 8-bit layouts see it)
     const char* kernel;
-  } cases[] = {
+  };
+#if defined(__x86_64__)
+  const cpuml_isa tier = CPUML_ISA_AVX2;
+  const Case cases[] = {
       {"owned 7-bit B", 13, true, 0, "qgemm_u8s7_6x16c4__avx2"},
       {"owned B with one 65", 13, true, 65, "qgemm_x16_6x16c2__avx2"},
       {"owned B with one -65", 13, true, -65, "qgemm_x16_6x16c2__avx2"},
@@ -387,6 +388,23 @@ TEST(QGemmKernelChoice, SevenBitKernelOnlyForOwnedBThatFits) {
       {"7-bit B bound at execute", 13, false, 0, "qgemm_x16_6x16c2__avx2"},
       {"owned 7-bit B, M = 1", 1, true, 0, "qgemm_u8s8_1x16c4__avx2"},
   };
+#elif defined(__aarch64__)
+  const cpuml_isa tier = CPUML_ISA_NEON;
+  const Case cases[] = {
+      {"owned B without -128", 13, true, 0, "qgemm_s8sym_2x8c16__neon"},
+      {"owned B with one -128", 13, true, -128, "qgemm_s8s8_2x8c16__neon"},
+      {"owned B with one 127 and one -127", 13, true, 127, "qgemm_s8sym_2x8c16__neon"},
+      {"B bound at execute", 13, false, 0, "qgemm_s8s8_2x8c16__neon"},
+      {"owned B without -128, M = 1", 1, true, 0, "qgemm_s8sym_2x8c16__neon"},
+  };
+#else
+  GTEST_SKIP() << "no tier of this architecture has a B-conditioned kernel";
+  const cpuml_isa tier = CPUML_ISA_SCALAR;
+  const Case cases[1] = {};
+#endif
+  if (!cpuml_is_isa_supported(tier)) GTEST_SKIP() << "tier " << cpuml_isa_name(tier) << " is not supported by this CPU";
+  const cpuml_isa previous_cap = cpuml_get_max_isa();
+  ASSERT_EQ(cpuml_set_max_isa(tier), CPUML_STATUS_SUCCESS);
   for (const Case& t : cases)
     for (auto b_type : kTypes) {
       SCOPED_TRACE(testing::Message() << t.what << (IsSigned(b_type) ? ", s8 B" : ", u8 B"));
@@ -398,7 +416,9 @@ TEST(QGemmKernelChoice, SevenBitKernelOnlyForOwnedBThatFits) {
       c.data = Data::kSevenBitB;
       c.b_owned = t.owned;
       QProblem problem(c);
-      if (t.poke) problem.buffer(QProblem::kB).data()[0] = static_cast<uint8_t>(t.poke + (IsSigned(b_type) ? 0 : 128));
+      const int offset = IsSigned(b_type) ? 0 : 128;
+      if (t.poke) problem.buffer(QProblem::kB).data()[0] = static_cast<uint8_t>(t.poke + offset);
+      if (t.poke == 127) problem.buffer(QProblem::kB).data()[1] = static_cast<uint8_t>(-127 + offset);
       const std::vector<uint8_t> expected = problem.Expected();
       cpuml_set_verbose(1);
       StderrCapture capture;

@@ -219,11 +219,13 @@ TEST_P(QGemmKernelTest, ExtremeOperandsAtLongestChunk) {
   std::mt19937 rng(11);
   const size_t k = 32768;  // the longest K one int32 accumulator sees (src/qgemm_driver.h)
   const int b_low = kernel.max_b_magnitude ? -static_cast<int>(kernel.max_b_magnitude) : -128;
-  for (int combo = 0; combo < 4; ++combo) {
+  // combo bit 2: A at its low end instead (-128 in the s8 layouts, 0 in the int16 and u8 ones).
+  for (int combo = 0; combo < 8; ++combo) {
     Operands o = RandomOperands(rng, kernel.mr, kernel.nr, k, combo & 1, combo & 2);
-    for (auto& v : o.a) v = o.a_signed ? 0x7F : 0xFF;
+    const bool a_low = combo & 4;
+    for (auto& v : o.a) v = a_low ? (o.a_signed ? 0x80 : 0x00) : (o.a_signed ? 0x7F : 0xFF);
     for (auto& v : o.b) v = static_cast<uint8_t>(b_low + (o.b_signed ? 0 : 128));
-    for (auto& z : o.za) z = o.a_signed ? -128 : 0;
+    for (auto& z : o.za) z = a_low ? (o.a_signed ? 127 : 255) : (o.a_signed ? -128 : 0);
     for (auto& z : o.zb) z = o.b_signed ? 127 : 255;
     Check(o, true, false, false, rng);
     if (HasFatalFailure()) return;
