@@ -200,7 +200,10 @@ def main():
                 peak = 12 * macs(mnemonic, operands) / peak_cycles
                 row.update(instruction=mnemonic, rate=work / cycles, peak=peak)
             else:
-                row.update(instruction="stores", rate=work / cycles, peak=None)
+                # The store peak: 128-bit pair stores back to back.
+                stores = "".join(f"  stp q0, q1, [x0, #{32 * i}]\n" for i in range(12)) + "  add x0, x0, #384\n"
+                peak_cycles, _ = mca(args.llvm_mca, cpu, stores, args.attrs)
+                row.update(instruction="stores", rate=work / cycles, peak=384 / peak_cycles)
             rows.append(row)
     unit = {"gemm": "MACs/cycle", "fill": "bytes/cycle"}
     header = ["loop", "core", "instructions", "cycles/iter", "work/iter", "rate", "peak", "of peak", "bottleneck"]
