@@ -14,23 +14,43 @@ namespace {
 
 constexpr size_t kMr = 8, kNr = 8, kKr = 4;
 
+// One K group: sixteen sdot of the eight rows (a0: rows 0-3, a1: rows 4-7) against columns 0-3
+// (b0) and 4-7 (b1).
 template <size_t kRows>
-void DotRows(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[kNr]) {
-  int32x4_t acc[kRows][2];
-  for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = vdupq_n_s32(0);
-  for (size_t g = 0; g < k_groups; ++g, a += kMr * 4, b += kNr * 4) {
-    const int8x16_t b0 = vld1q_s8(b), b1 = vld1q_s8(b + 16);      // columns 0-3, 4-7
-    const int8x16_t a0 = vld1q_s8(a), a1 = vld1q_s8(a + 16);      // rows 0-3, 4-7
-    // The lane index must be a constant: one line per row.
+inline void DotGroup(int32x4_t (*acc)[2], int8x16_t a0, int8x16_t a1, int8x16_t b0, int8x16_t b1) {
+  // The lane index must be a constant: one line per row.
 #define CPUML_DOT_ROW(I)                                                                 \
   if constexpr (kRows > I) {                                                             \
     acc[I][0] = vdotq_laneq_s32(acc[I][0], b0, (I) < 4 ? a0 : a1, (I) % 4);              \
     acc[I][1] = vdotq_laneq_s32(acc[I][1], b1, (I) < 4 ? a0 : a1, (I) % 4);              \
   }
-    CPUML_DOT_ROW(0) CPUML_DOT_ROW(1) CPUML_DOT_ROW(2) CPUML_DOT_ROW(3)
-    CPUML_DOT_ROW(4) CPUML_DOT_ROW(5) CPUML_DOT_ROW(6) CPUML_DOT_ROW(7)
+  CPUML_DOT_ROW(0) CPUML_DOT_ROW(1) CPUML_DOT_ROW(2) CPUML_DOT_ROW(3)
+  CPUML_DOT_ROW(4) CPUML_DOT_ROW(5) CPUML_DOT_ROW(6) CPUML_DOT_ROW(7)
 #undef CPUML_DOT_ROW
+}
+
+// Two groups per iteration, each group's operands loaded while the other's sdot run: an in-order
+// core (A55) would otherwise wait on the loads at the top of every group.
+template <size_t kRows>
+void DotRows(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[kNr]) {
+  int32x4_t acc[kRows][2];
+  for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = vdupq_n_s32(0);
+  int8x16_t a0 = vld1q_s8(a), a1 = vld1q_s8(a + 16), b0 = vld1q_s8(b), b1 = vld1q_s8(b + 16);
+  size_t g = 0;
+  for (; g + 2 <= k_groups; g += 2) {
+    const int8x16_t c0 = vld1q_s8(a + 32), c1 = vld1q_s8(a + 48), d0 = vld1q_s8(b + 32), d1 = vld1q_s8(b + 48);
+    DotGroup<kRows>(acc, a0, a1, b0, b1);
+    a += 2 * kMr * 4;
+    b += 2 * kNr * 4;
+    if (g + 2 < k_groups) {
+      a0 = vld1q_s8(a);
+      a1 = vld1q_s8(a + 16);
+      b0 = vld1q_s8(b);
+      b1 = vld1q_s8(b + 16);
+    }
+    DotGroup<kRows>(acc, c0, c1, d0, d1);
   }
+  if (g < k_groups) DotGroup<kRows>(acc, a0, a1, b0, b1);
   for (size_t i = 0; i < kRows; ++i) {
     vst1q_s32(tile[i], acc[i][0]);
     vst1q_s32(tile[i] + 4, acc[i][1]);

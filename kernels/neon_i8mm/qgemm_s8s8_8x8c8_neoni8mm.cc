@@ -21,15 +21,26 @@ void DotRowPairs(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*ti
   int32x4_t acc[kRowPairs][4];  // [row pair][column pair] = {r0c0, r0c1, r1c0, r1c1}
   for (size_t r = 0; r < kRowPairs; ++r)
     for (int c = 0; c < 4; ++c) acc[r][c] = vdupq_n_s32(0);
-  for (size_t g = 0; g < k_groups; ++g, a += kMr * 8, b += kNr * 8) {
-    int8x16_t bc[4];
-    for (int c = 0; c < 4; ++c) bc[c] = vld1q_s8(b + 16 * c);
+  // Two groups per iteration, each group's B loaded while the other's smmla run (an in-order core,
+  // A510, would otherwise wait on the loads at the top of every group); A's row pairs as needed.
+  auto group = [&](const int8_t* a_group, const int8x16_t* bc) {
 #pragma GCC unroll 4
     for (size_t r = 0; r < kRowPairs; ++r) {
-      const int8x16_t ar = vld1q_s8(a + 16 * r);
+      const int8x16_t ar = vld1q_s8(a_group + 16 * r);
       for (int c = 0; c < 4; ++c) acc[r][c] = vmmlaq_s32(acc[r][c], ar, bc[c]);
     }
+  };
+  int8x16_t even[4], odd[4];
+  for (int c = 0; c < 4; ++c) even[c] = vld1q_s8(b + 16 * c);
+  size_t g = 0;
+  for (; g + 2 <= k_groups; g += 2, a += 2 * kMr * 8, b += 2 * kNr * 8) {
+    for (int c = 0; c < 4; ++c) odd[c] = vld1q_s8(b + kNr * 8 + 16 * c);
+    group(a, even);
+    if (g + 2 < k_groups)
+      for (int c = 0; c < 4; ++c) even[c] = vld1q_s8(b + 2 * kNr * 8 + 16 * c);
+    group(a + kMr * 8, odd);
   }
+  if (g < k_groups) group(a, even);
   for (size_t r = 0; r < kRowPairs; ++r)
     for (int half = 0; half < 2; ++half) {
       const int64x2_t left = vreinterpretq_s64_s32(acc[r][2 * half]), right = vreinterpretq_s64_s32(acc[r][2 * half + 1]);
