@@ -92,9 +92,16 @@ void FillIntegerSequenceRow(void* out, size_t count, size_t stride, uint64_t fir
   alignas(64) Bits lanes[kLanes];
   for (size_t l = 0; l < kLanes; ++l) lanes[l] = static_cast<Bits>(uint64_t{l} * step);
   const Vec<Bits> lane_offsets = Vec<Bits>::load_aligned(lanes);
-  // next(j) is always called with increasing j from an aligned/peeled start, so compute it
-  // directly from j rather than carrying state: it keeps the streaming and plain paths alike.
-  auto next = [scalar_at, lane_offsets](size_t j) { return Vec<Bits>(scalar_at(j)) + lane_offsets; };
+  // WriteContiguous asks for the batches in order, kLanes elements apart, from wherever its
+  // aligned or peeled start is: the first one comes from j, each later one is the previous plus
+  // kLanes steps (modulo 2^bits like every element), one vector add instead of a scalar
+  // multiply-add and a broadcast per batch.
+  const Vec<Bits> batch_step(static_cast<Bits>(uint64_t{kLanes} * step));
+  auto next = [scalar_at, lane_offsets, batch_step, current = lane_offsets, started = false](size_t j) mutable {
+    current = started ? current + batch_step : Vec<Bits>(scalar_at(j)) + lane_offsets;
+    started = true;
+    return current;
+  };
   WriteContiguous(dst, count, streaming, next, scalar_at);
 }
 
@@ -106,8 +113,9 @@ constexpr uint64_t kVectorIndexLimit = uint64_t{1} << 31;
 // that split 512-bit conversions, where it left FLOAT16 rows at a third of FLOAT32's speed).
 constexpr uint64_t kExactFloatIndexLimit = uint64_t{1} << 24;
 
-// product * one + start as one fused operation where the tier has one (the same value as
-// product + start when one is 1), else the plain add.
+// product * one + start as one fused operation on x86 tiers with FMA3 (the same value as
+// product + start when one is 1), else the plain add. Not on Arm: fmla accumulates into its
+// destination, so every use would cost a register copy of start, more than the add it replaces.
 // (A template, so the branches for other register widths are never instantiated.)
 template <class Batch>
 Batch AddOnMultiplyPipes(const Batch& product, const Batch& one, const Batch& start) {
@@ -117,9 +125,6 @@ Batch AddOnMultiplyPipes(const Batch& product, const Batch& one, const Batch& st
 #endif
 #if defined(__FMA__)
   if constexpr (sizeof(Register) == 32) return _mm256_fmadd_ps(Register(product), Register(one), Register(start));
-#endif
-#if defined(__aarch64__)
-  return vfmaq_f32(Register(start), Register(product), Register(one));
 #endif
   (void)one;
   return product + start;
