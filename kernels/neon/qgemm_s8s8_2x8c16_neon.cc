@@ -28,6 +28,24 @@ namespace {
 constexpr size_t kMr = 2, kNr = 8, kKr = 16;
 static_assert(kNr == kTileColumns, "the NEON epilogue takes 8-column tiles");
 
+// Around both K loops: v16-v31 start at zero and end in sums[]; the loops use v0-v13.
+#define CPUML_ZERO_ACCUMULATORS                                                                    \
+  "movi v16.4s, #0\n movi v17.4s, #0\n movi v18.4s, #0\n movi v19.4s, #0\n"                       \
+  "movi v20.4s, #0\n movi v21.4s, #0\n movi v22.4s, #0\n movi v23.4s, #0\n"                       \
+  "movi v24.4s, #0\n movi v25.4s, #0\n movi v26.4s, #0\n movi v27.4s, #0\n"                       \
+  "movi v28.4s, #0\n movi v29.4s, #0\n movi v30.4s, #0\n movi v31.4s, #0\n"
+#define CPUML_STORE_ACCUMULATORS                                                                   \
+  "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[sums]], #64\n"                                        \
+  "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[sums]], #64\n"                                        \
+  "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[sums]], #64\n"                                        \
+  "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[sums]], #64\n"
+#define CPUML_DOT_TILE_OPERANDS                                                                    \
+  : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k_groups), [sums] "+r"(out)                                 \
+  :                                                                                                \
+  : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v16",     \
+    "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", \
+    "v31", "cc", "memory"
+
 // The 16 accumulators live in v16-v31 through the K loop and are stored to sums[] after it:
 // sums[4p + i] holds four partial sums of column pair p, i = 0 (row 0, column 2p), 1 (row 1, 2p),
 // 2 (row 0, 2p + 1), 3 (row 1, 2p + 1). Both rows are always computed (a one-row tile's second
@@ -38,23 +56,7 @@ void DotTile(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[
   int32_t* out = &sums[0][0];
   if constexpr (kPaired) {
     __asm__ volatile(
-      "movi v16.4s, #0\n"
-      "movi v17.4s, #0\n"
-      "movi v18.4s, #0\n"
-      "movi v19.4s, #0\n"
-      "movi v20.4s, #0\n"
-      "movi v21.4s, #0\n"
-      "movi v22.4s, #0\n"
-      "movi v23.4s, #0\n"
-      "movi v24.4s, #0\n"
-      "movi v25.4s, #0\n"
-      "movi v26.4s, #0\n"
-      "movi v27.4s, #0\n"
-      "movi v28.4s, #0\n"
-      "movi v29.4s, #0\n"
-      "movi v30.4s, #0\n"
-      "movi v31.4s, #0\n"
-      "1:\n"
+      CPUML_ZERO_ACCUMULATORS "1:\n"
       "ldp q0, q1, [%[a]], #32\n"
       "subs %[k], %[k], #1\n"
       "ldp q4, q5, [%[b]], #128\n"
@@ -109,33 +111,11 @@ void DotTile(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[
       "sadalp v29.4s, v11.8h\n"
       "sadalp v30.4s, v12.8h\n"
       "sadalp v31.4s, v13.8h\n"
-      "b.ne 1b\n"
-      "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[sums]], #64\n"
-      "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[sums]], #64\n"
-      "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[sums]], #64\n"
-      "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[sums]], #64\n"
-        : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k_groups), [sums] "+r"(out)
-        :
-        : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "cc", "memory");
+      "b.ne 1b\n" CPUML_STORE_ACCUMULATORS
+        CPUML_DOT_TILE_OPERANDS);
   } else {
     __asm__ volatile(
-      "movi v16.4s, #0\n"
-      "movi v17.4s, #0\n"
-      "movi v18.4s, #0\n"
-      "movi v19.4s, #0\n"
-      "movi v20.4s, #0\n"
-      "movi v21.4s, #0\n"
-      "movi v22.4s, #0\n"
-      "movi v23.4s, #0\n"
-      "movi v24.4s, #0\n"
-      "movi v25.4s, #0\n"
-      "movi v26.4s, #0\n"
-      "movi v27.4s, #0\n"
-      "movi v28.4s, #0\n"
-      "movi v29.4s, #0\n"
-      "movi v30.4s, #0\n"
-      "movi v31.4s, #0\n"
-      "1:\n"
+      CPUML_ZERO_ACCUMULATORS "1:\n"
       "ldp q0, q1, [%[a]], #32\n"
       "subs %[k], %[k], #1\n"
       "ldp q4, q5, [%[b]], #128\n"
@@ -206,14 +186,8 @@ void DotTile(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[
       "sadalp v29.4s, v11.8h\n"
       "sadalp v30.4s, v12.8h\n"
       "sadalp v31.4s, v13.8h\n"
-      "b.ne 1b\n"
-      "st1 {v16.4s, v17.4s, v18.4s, v19.4s}, [%[sums]], #64\n"
-      "st1 {v20.4s, v21.4s, v22.4s, v23.4s}, [%[sums]], #64\n"
-      "st1 {v24.4s, v25.4s, v26.4s, v27.4s}, [%[sums]], #64\n"
-      "st1 {v28.4s, v29.4s, v30.4s, v31.4s}, [%[sums]], #64\n"
-        : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k_groups), [sums] "+r"(out)
-        :
-        : "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "cc", "memory");
+      "b.ne 1b\n" CPUML_STORE_ACCUMULATORS
+        CPUML_DOT_TILE_OPERANDS);
   }
   for (size_t i = 0; i < kMr; ++i) {
     int32x4_t column_sums[kNr / 2];
@@ -223,6 +197,9 @@ void DotTile(size_t k_groups, const int8_t* a, const int8_t* b, int32_t (*tile)[
     vst1q_s32(tile[i] + 4, vpaddq_s32(column_sums[2], column_sums[3]));
   }
 }
+#undef CPUML_ZERO_ACCUMULATORS
+#undef CPUML_STORE_ACCUMULATORS
+#undef CPUML_DOT_TILE_OPERANDS
 
 template <bool kPaired>
 void Run(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed, const QGemmTileParams* p) {
