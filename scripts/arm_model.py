@@ -121,6 +121,18 @@ def run_mca(llvm_mca, cpu, source, attrs, iterations):
     return result.stdout
 
 
+def arithmetic_source(body):
+    """The loop's vector arithmetic alone: no loads, stores, scalar or branch instructions, the
+    dependencies between the remaining instructions kept. Its rate is what the kernel's own
+    instruction mix (products and the adds that widen or accumulate them) allows on the core."""
+    lines = ["loop_top:"]
+    for _, mnemonic, operands in body:
+        if mnemonic.startswith(("ld", "st", "prfm")) or not re.search(r"\bv\d+\.", operands):
+            continue
+        lines.append(f"  {mnemonic} {operands}")
+    return "\n".join(lines) + "\n"
+
+
 def mca(llvm_mca, cpu, source, attrs):
     """Steady-state cycles per iteration (the difference of 400 and 200 iterations, so the
     pipeline's fill and drain drop out) and the resource pressure per iteration."""
@@ -198,31 +210,34 @@ def main():
                 (mnemonic, operands), _ = mac_forms.most_common(1)[0]
                 peak_cycles, _ = mca(args.llvm_mca, cpu, peak_source(mnemonic, operands), args.attrs)
                 peak = 12 * macs(mnemonic, operands) / peak_cycles
-                row.update(instruction=mnemonic, rate=work / cycles, peak=peak)
+                mix_cycles, _ = mca(args.llvm_mca, cpu, arithmetic_source(body), args.attrs)
+                row.update(instruction=mnemonic, rate=work / cycles, peak=peak, mix=work / mix_cycles)
             else:
                 # The store peak: 128-bit pair stores back to back.
                 stores = "".join(f"  stp q0, q1, [x0, #{32 * i}]\n" for i in range(12)) + "  add x0, x0, #384\n"
                 peak_cycles, _ = mca(args.llvm_mca, cpu, stores, args.attrs)
-                row.update(instruction="stores", rate=work / cycles, peak=384 / peak_cycles)
+                row.update(instruction="stores", rate=work / cycles, peak=384 / peak_cycles, mix=None)
             rows.append(row)
     unit = {"gemm": "MACs/cycle", "fill": "bytes/cycle"}
-    header = ["loop", "core", "instructions", "cycles/iter", "work/iter", "rate", "peak", "of peak", "bottleneck"]
+    header = ["loop", "core", "instructions", "cycles/iter", "work/iter", "rate", "peak", "of peak", "of mix",
+              "bottleneck"]
     if args.markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
     else:
         print(f"{'loop':44s} {'core':12s} {'insts':>5s} {'cyc/it':>7s} {'work/it':>8s} {'rate':>7s} {'peak':>6s} "
-              f"{'of peak':>7s}  bottleneck")
+              f"{'of peak':>7s} {'of mix':>6s}  bottleneck")
     for r in rows:
         peak = f"{r['peak']:.1f}" if r["peak"] else "-"
         share = f"{r['rate'] / r['peak']:.2f}" if r["peak"] else "-"
+        mix = f"{r['rate'] / r['mix']:.2f}" if r.get("mix") else "-"
         rate = f"{r['rate']:.1f} {unit[r['kind']].split('/')[0]}"
         if args.markdown:
             print(f"| {r['label']} ({r['instruction']}) | {r['cpu']} | {r['instructions']} | {r['cycles']:.2f} | "
-                  f"{r['work']} | {r['rate']:.1f} | {peak} | {share} | {r['bottleneck']} |")
+                  f"{r['work']} | {r['rate']:.1f} | {peak} | {share} | {mix} | {r['bottleneck']} |")
         else:
             print(f"{r['label'] + ' (' + r['instruction'] + ')':44s} {r['cpu']:12s} {r['instructions']:5d} "
-                  f"{r['cycles']:7.2f} {r['work']:8d} {r['rate']:7.1f} {peak:>6s} {share:>7s}  {r['bottleneck']}")
+                  f"{r['cycles']:7.2f} {r['work']:8d} {r['rate']:7.1f} {peak:>6s} {share:>7s} {mix:>6s}  {r['bottleneck']}")
     return 0
 
 

@@ -49,7 +49,8 @@ model() {  # title, cores, entries...
 {
   echo "Modeled with $($MCA --version | sed -n 's/.*LLVM version \([0-9.]*\).*/\1/p') llvm-mca; XNNPACK $XNN_VERSION (Debian arm64)."
   echo "cycles/iter: steady state of the innermost loop; rate: multiply-accumulates (fills: bytes stored)"
-  echo "per cycle; peak: the same model's rate for the loop's MAC instruction alone (fills: q-pair stores)."
+  echo "per cycle; peak: the same model's rate for the loop's MAC instruction alone (fills: q-pair stores);"
+  echo "of mix: the rate against the loop's own vector arithmetic alone (no loads, no loop overhead)."
   model "NEON, no dot product (Cortex-A53, A55, A510 little; Cortex-A57/A72 class; N1 = Cortex-A76 core; N2; V1)" \
     cortex-a53,cortex-a55,cortex-a510,cortex-a57,neoverse-n1,neoverse-n2,neoverse-v1 \
     "cpuml qgemm_s8s8_2x8c16__neon (exact, any B)=$O/neon_gemm.o@qgemm_s8s8_2x8c16__neon(" \
