@@ -35,9 +35,11 @@ def main():
                     key=lambda s: [int(x) for x in s.split("x")])
     threads = sorted({int(re.search(r"threads:(\d+)", n).group(1)) for n in rows if n.startswith("qgemm/")})
     cols = [("cpuml", "u8s8"), ("cpuml_scratch", "u8s8"), ("cpuml", "u8u8"), ("cpuml", "s8s8"), ("cpuml", "s8u8"),
-            ("onednn", "u8s8"), ("onednn", "s8s8"), ("xnnpack", "u8u8"), ("xnnpack", "s8s8")]
+            ("cpuml", "u8s7"), ("onednn", "u8s8"), ("onednn", "s8s8"), ("onednn", "u8s7"), ("xnnpack", "u8u8"),
+            ("xnnpack", "s8s8")]
     cols = [c for c in cols if any(n.startswith(f"qgemm/{c[0]}/{c[1]}/") for n in rows)]
-    print(f"Quantized matmul, GOPS (2*M*N*K/s); cpuml tier {tier}; every cpuml result is exact.\n")
+    print(f"Quantized matmul, GOPS (2*M*N*K/s); cpuml tier {tier}; every cpuml result is exact. u8s7: u8 A,"
+          " s8 B within [-64, 63] (reduce-range weights, owned by the operator).\n")
     print("| M x K x N | threads | " + " | ".join(f"{lib} {types}" for lib, types in cols) + " |")
     print("|---|---|" + "---|" * len(cols))
     for s in shapes:
@@ -46,11 +48,14 @@ def main():
             print(f"| {s} | {t} | " + " | ".join(cells) + " |")
     kernels = sorted({n.split("/")[1] for n in rows if n.startswith("qgemm/") and "__" in n.split("/")[1]})
     if kernels:
-        print("\nEvery registered kernel this CPU runs, u8s8, 1 thread, GOPS (one process):\n")
+        print("\nEvery registered kernel this CPU runs, u8s8 (u8s7 for kernels that need 7-bit B), 1 thread, GOPS"
+              " (one process):\n")
         print("| kernel | " + " | ".join(shapes) + " |")
         print("|---|" + "---|" * len(shapes))
         for k in kernels:
-            print(f"| {k} | " + " | ".join(fmt(rows.get(f"qgemm/{k}/u8s8/{s}/threads:1"), "GOPS") for s in shapes) + " |")
+            cells = [fmt(rows.get(f"qgemm/{k}/u8s8/{s}/threads:1") or rows.get(f"qgemm/{k}/u8s7/{s}/threads:1"), "GOPS")
+                     for s in shapes]
+            print(f"| {k} | " + " | ".join(cells) + " |")
     peaks = [(n, b) for n, b in rows.items() if n.startswith("isa_peak/")]
     if peaks:
         print("\nInstruction peaks (independent accumulator chains, 1 thread): " +
