@@ -104,18 +104,21 @@ cpuml_status QGemmPlan::CheckLimits(const char* op) const {
   return CPUML_STATUS_SUCCESS;
 }
 
-uint32_t MaxS8Magnitude(const Int8Operand& b, size_t k, size_t n) {
-  uint32_t largest = 0;
+bool BFitsMagnitude(const Int8Operand& b, size_t k, size_t n, uint32_t limit) {
   for (size_t index = 0; index < b.grid.Count(); ++index) {
     const Int8Matrix m = b.Matrix(index);
-    for (size_t kk = 0; kk < k; ++kk)
-      for (size_t j = 0; j < n; ++j) {
-        const uint8_t raw = m.data[kk * m.row_stride + j * m.col_stride];
+    // The inner loop along the smaller stride (weights are often stored N x K).
+    const bool k_inner = m.row_stride < m.col_stride;
+    const size_t outer = k_inner ? n : k, inner = k_inner ? k : n;
+    const uint64_t outer_stride = k_inner ? m.col_stride : m.row_stride, inner_stride = k_inner ? m.row_stride : m.col_stride;
+    for (size_t o = 0; o < outer; ++o)
+      for (size_t i = 0; i < inner; ++i) {
+        const uint8_t raw = m.data[o * outer_stride + i * inner_stride];
         const int v = m.is_signed ? static_cast<int8_t>(raw) : raw - 128;
-        largest = std::max<uint32_t>(largest, static_cast<uint32_t>(v < 0 ? -v : v));
+        if (static_cast<uint32_t>(v < 0 ? -v : v) > limit) return false;
       }
   }
-  return largest;
+  return true;
 }
 
 void QGemmPlan::PackB(const Int8Operand& b, uint8_t* packed, pthreadpool_t pool) const {

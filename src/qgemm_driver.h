@@ -36,9 +36,10 @@ struct Int8Operand {
   }
 };
 
-// The largest |v| over the k x n values of every distinct matrix of `b`, v as the 8-bit layouts
-// pack it: s8 as is, u8 shifted by -128 (kernels with QGemmKernel::max_b_magnitude need it).
-uint32_t MaxS8Magnitude(const Int8Operand& b, size_t k, size_t n);
+// Whether every value v of the k x n values of every distinct matrix of `b` has |v| <= limit, v as
+// the 8-bit layouts pack it: s8 as is, u8 shifted by -128 (QGemmKernel::max_b_magnitude). Reads
+// in memory order and stops at the first value past the limit.
+bool BFitsMagnitude(const Int8Operand& b, size_t k, size_t n, uint32_t limit);
 
 // Everything an execute decodes from the scale and zero-point tensors, in that execute's
 // scratch. Per-row arrays are padded to whole tiles and per-column arrays to whole panels.

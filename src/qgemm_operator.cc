@@ -99,7 +99,7 @@ class QLinearMatMul final : public cpuml_operator {
       if (i == kB) {
         const Int8Operand b = Operand(d_.t[kB], static_cast<const uint8_t*>(inputs[i].Data));
         const Planned* chosen = &general_;
-        if (narrow_ && MaxS8Magnitude(b, d_.t[kB].sizes[2], d_.t[kB].sizes[3]) <= narrow_->plan.kernel().max_b_magnitude)
+        if (narrow_ && BFitsMagnitude(b, d_.t[kB].sizes[2], d_.t[kB].sizes[3], narrow_->plan.kernel().max_b_magnitude))
           chosen = narrow_.get();
         Buffer packed = Allocate(chosen->plan.packed_b_bytes());
         chosen->plan.PackB(b, packed.get(), nullptr);
@@ -305,6 +305,7 @@ cpuml_status CreateQuantizedLinearMatrixMultiply(const void* desc, cpuml_operato
   const uint64_t m = d.t[kOut].sizes[2];
   std::unique_ptr<QLinearMatMul> op(new QLinearMatMul(d, SelectQGemmKernel(*tier.kernels, m), tier.name));
   if (cpuml_status s = op->CheckLimits()) return s;
+  // Magnitude 0 meets every B bound: the kernel initialize may switch to if the owned B allows.
   op->OfferNarrowBKernel(SelectQGemmKernel(*tier.kernels, m, 0));
   op->PlanMemory();
   *out = op.release();

@@ -413,6 +413,7 @@ TEST(QGemmKernelChoice, BConditionedKernelOnlyForOwnedBThatFits) {
       c.k = 77;
       c.n = 40;
       c.b_type = b_type;
+      c.b_transposed = IsSigned(b_type);  // both B layouts: the check reads either in memory order
       c.data = Data::kSevenBitB;
       c.b_owned = t.owned;
       QProblem problem(c);
