@@ -93,6 +93,118 @@ uint32_t PackLineFor(const PackFormat& f, uint32_t kr, const uint8_t* src, uint6
   return PackLineAny<uint8_t, 4>(src, k_stride, k, is_signed, offset, panel, lanes, lane);
 }
 
+// A tile of an 8-bit layout from rows contiguous along K, 16 bytes at a time. Generic vectors
+// (SSE2 on x86-64, NEON on Arm: the baseline of every build) so this stays in the shared, baseline
+// code; the transposes for kr = 4 and 8 are shuffles of 32- and 64-bit lanes. Each stored byte is
+// the input byte XOR flip; sums[i] gets the sum of row i's bytes XOR sum_flip (the caller turns
+// it into PackBytesContiguous's domain sum). Writes every byte of groups [0, k / kr) of rows
+// [0, mr_valid); the caller zeroed the rest.
+typedef uint8_t Bytes16 __attribute__((vector_size(16)));
+typedef uint16_t Words8 __attribute__((vector_size(16)));
+typedef uint32_t Lanes4 __attribute__((vector_size(16)));
+typedef uint64_t Halves2 __attribute__((vector_size(16)));
+
+inline Bytes16 Load16(const uint8_t* p) {
+  Bytes16 v;
+  memcpy(&v, p, 16);
+  return v;
+}
+inline void Store16(uint8_t* p, Bytes16 v) { memcpy(p, &v, 16); }
+
+// Byte sums of rows in 16-bit lanes; the caller folds them into 32 bits (Fold) before a lane can
+// wrap: each Add puts at most 510 into a lane.
+struct RowSum {
+  void Add(Bytes16 v) {
+    const Words8 w = reinterpret_cast<Words8>(v);
+    words += (w & 0xff) + (w >> 8);
+  }
+  void Fold() {
+    for (int i = 0; i < 8; ++i) total += words[i];
+    words = Words8{};
+  }
+  Words8 words{};
+  uint32_t total = 0;
+};
+
+template <size_t kr>
+void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, size_t mr, size_t mr_valid, uint8_t flip,
+                            uint8_t sum_flip, uint8_t* tile, uint32_t* sums) {
+  // Rows transposed together (16 bytes of a row hold 16 / kr groups), and K values per step.
+  constexpr size_t block = kr == 4 ? 4 : kr == 8 ? 2 : 1;
+  constexpr size_t step = kr < 16 ? 16 : kr, pieces = step / 16;
+  constexpr size_t steps_per_fold = 128 / pieces;  // 128 Adds of 510 fit 16 bits
+  const size_t full = k / kr * kr;                 // K values in whole groups
+  const size_t vector_k = full / step * step;
+  const Bytes16 flip16 = Bytes16{} + flip, sum_flip16 = Bytes16{} + static_cast<uint8_t>(flip ^ sum_flip);
+  auto row = [&](size_t i) { return a + i * row_stride; };
+  size_t i = 0;
+  for (; i + block <= mr_valid; i += block) {
+    RowSum s[block];
+    size_t until_fold = steps_per_fold;
+    for (size_t kk = 0; kk < vector_k; kk += step) {
+      // Destination of (group kk / kr, row i): groups of mr rows of kr bytes.
+      uint8_t* out = tile + (kk / kr * mr + i) * kr;
+      for (size_t piece = 0; piece < pieces; ++piece) {
+        Bytes16 r[block];
+        for (size_t b = 0; b < block; ++b) {
+          r[b] = Load16(row(i + b) + kk + piece * 16) ^ flip16;
+          s[b].Add(r[b] ^ sum_flip16);
+        }
+        if constexpr (block == 4) {
+          const Lanes4 r0 = reinterpret_cast<Lanes4>(r[0]), r1 = reinterpret_cast<Lanes4>(r[1]),
+                       r2 = reinterpret_cast<Lanes4>(r[2]), r3 = reinterpret_cast<Lanes4>(r[3]);
+          const Lanes4 t0 = __builtin_shuffle(r0, r1, Lanes4{0, 4, 1, 5}), t1 = __builtin_shuffle(r2, r3, Lanes4{0, 4, 1, 5});
+          const Lanes4 t2 = __builtin_shuffle(r0, r1, Lanes4{2, 6, 3, 7}), t3 = __builtin_shuffle(r2, r3, Lanes4{2, 6, 3, 7});
+          const Halves2 h0 = reinterpret_cast<Halves2>(t0), h1 = reinterpret_cast<Halves2>(t1),
+                        h2 = reinterpret_cast<Halves2>(t2), h3 = reinterpret_cast<Halves2>(t3);
+          const size_t group_bytes = mr * 4;
+          Store16(out, reinterpret_cast<Bytes16>(__builtin_shuffle(h0, h1, Halves2{0, 2})));
+          Store16(out + group_bytes, reinterpret_cast<Bytes16>(__builtin_shuffle(h0, h1, Halves2{1, 3})));
+          Store16(out + 2 * group_bytes, reinterpret_cast<Bytes16>(__builtin_shuffle(h2, h3, Halves2{0, 2})));
+          Store16(out + 3 * group_bytes, reinterpret_cast<Bytes16>(__builtin_shuffle(h2, h3, Halves2{1, 3})));
+        } else if constexpr (block == 2) {
+          const Halves2 r0 = reinterpret_cast<Halves2>(r[0]), r1 = reinterpret_cast<Halves2>(r[1]);
+          Store16(out, reinterpret_cast<Bytes16>(__builtin_shuffle(r0, r1, Halves2{0, 2})));
+          Store16(out + mr * 8, reinterpret_cast<Bytes16>(__builtin_shuffle(r0, r1, Halves2{1, 3})));
+        } else {
+          Store16(out + piece * 16, r[0]);
+        }
+      }
+      if (--until_fold == 0) {
+        for (auto& sum : s) sum.Fold();
+        until_fold = steps_per_fold;
+      }
+    }
+    for (size_t b = 0; b < block; ++b) {
+      s[b].Fold();
+      uint32_t sum = s[b].total;
+      const uint8_t* src = row(i + b);
+      for (size_t kk = vector_k; kk < full; ++kk) {
+        tile[(kk / kr * mr + i + b) * kr + kk % kr] = static_cast<uint8_t>(src[kk] ^ flip);
+        sum += static_cast<uint8_t>(src[kk] ^ sum_flip);
+      }
+      sums[i + b] = sum;
+    }
+  }
+  for (; i < mr_valid; ++i) {  // rows past the last whole block
+    uint32_t sum = 0;
+    const uint8_t* src = row(i);
+    for (size_t kk = 0; kk < full; ++kk) {
+      tile[(kk / kr * mr + i) * kr + kk % kr] = static_cast<uint8_t>(src[kk] ^ flip);
+      sum += static_cast<uint8_t>(src[kk] ^ sum_flip);
+    }
+    sums[i] = sum;
+  }
+}
+
+// Row terms of a row shifted into an 8-bit layout's domain, za' = za + shift and sum = the row's
+// sum in that domain (PackATile explains the formula).
+void ShiftedRowTerms(int32_t shifted_zero_point, size_t k, uint32_t sum, int32_t* row_a, int32_t* row_b) {
+  const uint32_t za = static_cast<uint32_t>(shifted_zero_point);
+  *row_a = static_cast<int32_t>(0u - za);
+  *row_b = static_cast<int32_t>(static_cast<uint32_t>(k) * za - sum);
+}
+
 }  // namespace
 
 void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t nr_valid,
@@ -110,8 +222,41 @@ void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, s
 
 void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_point, size_t k0, size_t k, size_t m0,
                size_t mr_valid, void* tile, int32_t* row_a, int32_t* row_b) {
-  memset(tile, 0, f.ATileBytes(k));
   for (size_t i = mr_valid; i < f.mr; ++i) row_a[i] = row_b[i] = 0;
+  if (f.packing != QGemmPacking::kInt16Pairs && a.col_stride == 1 && (f.kr == 4 || f.kr == 8 || f.kr == 16 || f.kr == 64) &&
+      mr_valid > 0) {
+    // The common case, A contiguous along K: whole groups by vectors; only padding is zeroed.
+    // A one-row tile is the row itself in every layout, so it is copied 16 bytes at a time.
+    const size_t kr = f.mr == 1 ? 16 : f.kr;
+    const size_t full_groups = k / kr, tile_bytes = f.ATileBytes(k);
+    uint8_t* bytes = static_cast<uint8_t*>(tile);
+    if (mr_valid < f.mr) memset(bytes, 0, tile_bytes);
+    else memset(bytes + full_groups * f.mr * kr, 0, tile_bytes - full_groups * f.mr * kr);
+    const int32_t shift = AShift(f.packing, a.is_signed);
+    const bool s8_domain = shift < 0 || (shift == 0 && a.is_signed);
+    const uint8_t flip = shift != 0 ? 0x80 : 0, sum_flip = static_cast<uint8_t>(flip ^ (s8_domain ? 0x80 : 0));
+    uint32_t sums[kMaxKernelMr];
+    const uint8_t* rows = a.data + m0 * a.row_stride + k0;
+    switch (kr) {
+      case 4: PackTileRowsContiguous<4>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
+      case 8: PackTileRowsContiguous<8>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
+      case 16: PackTileRowsContiguous<16>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
+      default: PackTileRowsContiguous<64>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
+    }
+    for (size_t i = 0; i < mr_valid; ++i) {
+      // The K tail: the last, partial group, in the same lane layout as PackLine writes it.
+      const uint8_t* src = rows + i * a.row_stride;
+      uint32_t sum = sums[i];
+      for (size_t kk = full_groups * kr; kk < k; ++kk) {
+        bytes[(full_groups * f.mr + i) * kr + kk % kr] = static_cast<uint8_t>(src[kk] ^ flip);
+        sum += static_cast<uint8_t>(src[kk] ^ sum_flip);
+      }
+      if (s8_domain) sum -= 128u * static_cast<uint32_t>(k);
+      ShiftedRowTerms(a_zero_point[i] + shift, k, sum, &row_a[i], &row_b[i]);
+    }
+    return;
+  }
+  memset(tile, 0, f.ATileBytes(k));
   for (size_t i = 0; i < mr_valid; ++i) {
     const uint8_t* line = a.data + (m0 + i) * a.row_stride + k0 * a.col_stride;
     if (f.packing == QGemmPacking::kInt16Pairs) {
@@ -124,9 +269,7 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
       //   acc = dot - za' * colsum(B') + (k * za' - rowsum(A')) * zb'      (all mod 2^32)
       const int32_t shift = AShift(f.packing, a.is_signed);
       const uint32_t sum = PackLineFor(f, f.kr, line, a.col_stride, k, a.is_signed, shift, tile, f.mr, i);
-      const uint32_t za = static_cast<uint32_t>(a_zero_point[i] + shift);
-      row_a[i] = static_cast<int32_t>(0u - za);
-      row_b[i] = static_cast<int32_t>(static_cast<uint32_t>(k) * za - sum);
+      ShiftedRowTerms(a_zero_point[i] + shift, k, sum, &row_a[i], &row_b[i]);
     }
   }
 }
