@@ -142,6 +142,10 @@ void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, siz
     RowSum s[block];
     size_t until_fold = steps_per_fold;
     for (size_t kk = 0; kk < vector_k; kk += step) {
+      // Rows are short streams (K bytes) that hardware prefetchers barely ramp up on: fetch the
+      // next block's rows at the same K, one line each per 64 bytes of K.
+      if (kk % 64 == 0)
+        for (size_t b = 0; b < block; ++b) __builtin_prefetch(row(i + block + b) + kk);
       // Destination of (group kk / kr, row i): groups of mr rows of kr bytes.
       uint8_t* out = tile + (kk / kr * mr + i) * kr;
       for (size_t piece = 0; piece < pieces; ++piece) {
