@@ -117,6 +117,11 @@ struct QGemmKernel {
   // 255 * (|b0| + |b1|) <= 32767. The front end picks such a kernel only for a B owned by the
   // operator whose values it has checked at initialize (reduce-range weights fit 7 bits).
   uint32_t max_b_magnitude;
+  // Nonzero: when every thread would have at least this many rows of A, each thread is given
+  // rows of its own, so that the packed A a thread writes is only ever read by that thread. For a
+  // kernel fast enough that moving packed A between cores costs more than every thread streaming
+  // all of B (AMX); zero keeps the row blocks sized for L2 reuse alone.
+  uint32_t own_rows_per_thread;
 };
 
 // A tier's table: its fills and its GEMM kernels in order of preference.

@@ -283,6 +283,10 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   const size_t a_tile_bytes = SplitsK() ? format_.ATileBytes(size_t{kernel_.k_block_groups} * format_.kr) : a_tile_stride_;
   job.m_tiles_per_block = std::min(m_tiles_, std::max<size_t>(1, kABlockBytes / std::max<size_t>(1, a_tile_bytes)));
   if (kernel_.k_block_groups) job.m_tiles_per_block = std::min(job.m_tiles_per_block, kMaxKBlockTiles);
+  // Rows of their own per thread (QGemmKernel::own_rows_per_thread): the pack pass hands tiles
+  // out in the same contiguous order as the blocks, so each thread multiplies what it packed.
+  if (kernel_.own_rows_per_thread && threads > 1 && m_ >= size_t{kernel_.own_rows_per_thread} * threads)
+    job.m_tiles_per_block = std::min(job.m_tiles_per_block, std::max<size_t>(1, m_tiles_ / threads));
   const size_t m_blocks = (m_tiles_ + job.m_tiles_per_block - 1) / job.m_tiles_per_block;
   const size_t wanted_tasks = threads > 1 ? threads * CPUML_QGEMM_TASKS_PER_THREAD : 1;
   const size_t n_blocks = std::min(panels_, std::max<size_t>(1, wanted_tasks / std::max<size_t>(1, batch_count * m_blocks)));

@@ -131,8 +131,8 @@ static_assert(kMr * kNr <= kMaxKBlockTileElements, "tile larger than the front e
 constexpr uint32_t kKBlockGroups = 128;
 extern const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni;
 extern const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni;
-const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni = {"qgemm_u8s8_1x32c4__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4__avx512vnni, nullptr, nullptr, 0, 0};
-const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni = {"qgemm_u8s8_12x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_12x32c4__avx512vnni, nullptr, nullptr, kKBlockGroups, 0};
+const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni = {"qgemm_u8s8_1x32c4__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4__avx512vnni, nullptr, nullptr, 0, 0, 0};
+const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni = {"qgemm_u8s8_12x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_12x32c4__avx512vnni, nullptr, nullptr, kKBlockGroups, 0, 0};
 
 }  // namespace avx512vnni
 }  // namespace cpuml
