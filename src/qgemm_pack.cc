@@ -104,6 +104,18 @@ typedef uint16_t Words8 __attribute__((vector_size(16)));
 typedef uint32_t Lanes4 __attribute__((vector_size(16)));
 typedef uint64_t Halves2 __attribute__((vector_size(16)));
 
+// Lane interleaves (GCC spells a two-vector shuffle __builtin_shuffle, Clang __builtin_shufflevector).
+#if defined(__clang__)
+#define CPUML_SHUFFLE2(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define CPUML_SHUFFLE2(a, b, ...) __builtin_shuffle(a, b, decltype(a){__VA_ARGS__})
+#endif
+inline Lanes4 ZipLow32(Lanes4 a, Lanes4 b) { return CPUML_SHUFFLE2(a, b, 0, 4, 1, 5); }
+inline Lanes4 ZipHigh32(Lanes4 a, Lanes4 b) { return CPUML_SHUFFLE2(a, b, 2, 6, 3, 7); }
+inline Bytes16 Low64s(Halves2 a, Halves2 b) { return reinterpret_cast<Bytes16>(CPUML_SHUFFLE2(a, b, 0, 2)); }
+inline Bytes16 High64s(Halves2 a, Halves2 b) { return reinterpret_cast<Bytes16>(CPUML_SHUFFLE2(a, b, 1, 3)); }
+#undef CPUML_SHUFFLE2
+
 inline Bytes16 Load16(const uint8_t* p) {
   Bytes16 v;
   memcpy(&v, p, 16);
@@ -157,19 +169,19 @@ void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, siz
         if constexpr (block == 4) {
           const Lanes4 r0 = reinterpret_cast<Lanes4>(r[0]), r1 = reinterpret_cast<Lanes4>(r[1]),
                        r2 = reinterpret_cast<Lanes4>(r[2]), r3 = reinterpret_cast<Lanes4>(r[3]);
-          const Lanes4 t0 = __builtin_shuffle(r0, r1, Lanes4{0, 4, 1, 5}), t1 = __builtin_shuffle(r2, r3, Lanes4{0, 4, 1, 5});
-          const Lanes4 t2 = __builtin_shuffle(r0, r1, Lanes4{2, 6, 3, 7}), t3 = __builtin_shuffle(r2, r3, Lanes4{2, 6, 3, 7});
+          const Lanes4 t0 = ZipLow32(r0, r1), t1 = ZipLow32(r2, r3);
+          const Lanes4 t2 = ZipHigh32(r0, r1), t3 = ZipHigh32(r2, r3);
           const Halves2 h0 = reinterpret_cast<Halves2>(t0), h1 = reinterpret_cast<Halves2>(t1),
                         h2 = reinterpret_cast<Halves2>(t2), h3 = reinterpret_cast<Halves2>(t3);
           const size_t group_bytes = mr * 4;
-          Store16(out, reinterpret_cast<Bytes16>(__builtin_shuffle(h0, h1, Halves2{0, 2})));
-          Store16(out + group_bytes, reinterpret_cast<Bytes16>(__builtin_shuffle(h0, h1, Halves2{1, 3})));
-          Store16(out + 2 * group_bytes, reinterpret_cast<Bytes16>(__builtin_shuffle(h2, h3, Halves2{0, 2})));
-          Store16(out + 3 * group_bytes, reinterpret_cast<Bytes16>(__builtin_shuffle(h2, h3, Halves2{1, 3})));
+          Store16(out, Low64s(h0, h1));
+          Store16(out + group_bytes, High64s(h0, h1));
+          Store16(out + 2 * group_bytes, Low64s(h2, h3));
+          Store16(out + 3 * group_bytes, High64s(h2, h3));
         } else if constexpr (block == 2) {
           const Halves2 r0 = reinterpret_cast<Halves2>(r[0]), r1 = reinterpret_cast<Halves2>(r[1]);
-          Store16(out, reinterpret_cast<Bytes16>(__builtin_shuffle(r0, r1, Halves2{0, 2})));
-          Store16(out + mr * 8, reinterpret_cast<Bytes16>(__builtin_shuffle(r0, r1, Halves2{1, 3})));
+          Store16(out, Low64s(r0, r1));
+          Store16(out + mr * 8, High64s(r0, r1));
         } else {
           Store16(out + piece * 16, r[0]);
         }
