@@ -58,14 +58,23 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t*
   }
 }
 
-// One row (M = 1, LLM decode) is bound by streaming B, not by arithmetic: four groups per
-// iteration into separate accumulators keep eight vpdpbusd chains in flight instead of two.
-// B is prefetched twice: 128 KB ahead into the outer caches (T2: enough misses in flight for
-// DRAM, across panel boundaries), 32 KB ahead into L1. Measured on Zen 4 against one distance
-// of 2, 4, 8 or 32 KB: from 0.4-0.75 to 0.95 of the read-bandwidth probe for B beyond L3.
-// `kAStride`: int32 entries between A's K quads (the
+// How the one-row loop prefetches B (M = 1 streams B and nothing else).
+enum class BStream {
+  // One line 128 KB ahead into the outer caches (T2: enough misses in flight for DRAM, across
+  // panel boundaries) and one 32 KB ahead into L1 per 512 bytes, the hardware prefetchers doing
+  // the rest. Zen 4, against one distance of 2, 4, 8 or 32 KB: from 0.4-0.75 to 0.95 of the
+  // read-bandwidth probe for B beyond L3; every line into L1 instead lost 8-20% there.
+  kSparseTwoLevels,
+  // Every line 4 KB ahead into L1. Emerald Rapids, one thread, 5 interleaved rounds: 1x4096x4096
+  // 37.7 -> 41.5 GOPS and 1x4096x11008 38.0 -> 41.2 (higher in every round; the read probe 20.6-21.3
+  // GB/s, so now at it), 16 threads within the rounds' spread.
+  kEveryLineToL1,
+};
+
+// One row (M = 1, LLM decode): four groups per iteration into separate accumulators keep eight
+// vpdpbusd chains in flight instead of two. `kAStride`: int32 entries between A's K quads (the
 // tile's row count in the 12-row layout, 1 in the one-row layout).
-template <size_t kAStride>
+template <size_t kAStride, BStream kPrefetch>
 void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t* out) {
   constexpr size_t kUnroll = 4;
   __m512i acc[kUnroll][2];
@@ -76,8 +85,13 @@ void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_
   }
   size_t g = 0;
   for (; g + kUnroll <= k_groups; g += kUnroll, a += kUnroll * kAStride, b += 2 * kUnroll) {
-    _mm_prefetch(reinterpret_cast<const char*>(b + 2048), _MM_HINT_T2);
-    _mm_prefetch(reinterpret_cast<const char*>(b + 512), _MM_HINT_T0);
+    if constexpr (kPrefetch == BStream::kSparseTwoLevels) {
+      _mm_prefetch(reinterpret_cast<const char*>(b + 2048), _MM_HINT_T2);
+      _mm_prefetch(reinterpret_cast<const char*>(b + 512), _MM_HINT_T0);
+    } else {
+      for (size_t line = 0; line < 2 * kUnroll; ++line)  // one zmm per line
+        _mm_prefetch(reinterpret_cast<const char*>(b + 64 + line), _MM_HINT_T0);
+    }
 #pragma GCC unroll 4
     for (size_t u = 0; u < kUnroll; ++u) {
       const __m512i au = _mm512_set1_epi32(a[u * kAStride]);
@@ -98,7 +112,7 @@ void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_
 
 template <>
 void DotRows<1>(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr]) {
-  DotOneRow<kMr>(k_groups, a, b, carried, tile[0]);
+  DotOneRow<kMr, BStream::kSparseTwoLevels>(k_groups, a, b, carried, tile[0]);
 }
 
 }  // namespace
@@ -118,11 +132,22 @@ static void qgemm_u8s8_12x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups
 // M = 1 (decode): the same B layout with A packed as one row, so A's K bytes stay in 4 KB
 // contiguous instead of spreading over the 12-row tile's 48 KB, which would evict B's stream
 // from L1.
+template <BStream kPrefetch>
+void OneRow(size_t nr, size_t k_groups, const void* a_packed, const void* b_packed, const QGemmTileParams* p) {
+  alignas(64) int32_t tile[1][kNr];
+  DotOneRow<1, kPrefetch>(k_groups, static_cast<const int32_t*>(a_packed), static_cast<const __m512i*>(b_packed),
+                          nullptr, tile[0]);
+  RequantizeTile<kNr>(&tile[0][0], 1, nr, p);
+}
 static void qgemm_u8s8_1x32c4__avx512vnni(size_t, size_t nr, size_t k_groups, const void* a_packed,
                                           const void* b_packed, const QGemmTileParams* p) {
-  alignas(64) int32_t tile[1][kNr];
-  DotOneRow<1>(k_groups, static_cast<const int32_t*>(a_packed), static_cast<const __m512i*>(b_packed), nullptr, tile[0]);
-  RequantizeTile<kNr>(&tile[0][0], 1, nr, p);
+  OneRow<BStream::kSparseTwoLevels>(nr, k_groups, a_packed, b_packed, p);
+}
+// The same, prefetching every line into L1 (BStream::kEveryLineToL1): the AMX tier's, since
+// every AMX CPU is an Intel server core.
+static void qgemm_u8s8_1x32c4_pfl1__avx512vnni(size_t, size_t nr, size_t k_groups, const void* a_packed,
+                                               const void* b_packed, const QGemmTileParams* p) {
+  OneRow<BStream::kEveryLineToL1>(nr, k_groups, a_packed, b_packed, p);
 }
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
@@ -131,7 +156,9 @@ static_assert(kMr * kNr <= kMaxKBlockTileElements, "tile larger than the front e
 constexpr uint32_t kKBlockGroups = 128;
 extern const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni;
 extern const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni;
+extern const QGemmKernel kQGemm_u8s8_1x32c4_pfl1__avx512vnni;
 const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni = {"qgemm_u8s8_1x32c4__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4__avx512vnni, nullptr, nullptr, 0, 0, 0};
+const QGemmKernel kQGemm_u8s8_1x32c4_pfl1__avx512vnni = {"qgemm_u8s8_1x32c4_pfl1__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0};
 const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni = {"qgemm_u8s8_12x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_12x32c4__avx512vnni, nullptr, nullptr, kKBlockGroups, 0, 0};
 
 }  // namespace avx512vnni
