@@ -97,8 +97,8 @@ uint32_t PackLineFor(const PackFormat& f, uint32_t kr, const uint8_t* src, uint6
 // (SSE2 on x86-64, NEON on Arm: the baseline of every build) so this stays in the shared, baseline
 // code; the transposes for kr = 4 and 8 are shuffles of 32- and 64-bit lanes. Each stored byte is
 // the input byte XOR flip; sums[i] gets the sum of row i's bytes XOR sum_flip (the caller turns
-// it into PackBytesContiguous's domain sum). Writes every byte of groups [0, k / kr) of rows
-// [0, mr_valid); the caller zeroed the rest.
+// it into PackBytesContiguous's domain sum). Writes the k bytes of each of rows [0, mr_valid);
+// the caller zeroed the rest.
 typedef uint8_t Bytes16 __attribute__((vector_size(16)));
 typedef uint16_t Words8 __attribute__((vector_size(16)));
 typedef uint32_t Lanes4 __attribute__((vector_size(16)));
@@ -145,10 +145,18 @@ void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, siz
   constexpr size_t block = kr == 4 ? 4 : kr == 8 ? 2 : 1;
   constexpr size_t step = kr < 16 ? 16 : kr, pieces = step / 16;
   constexpr size_t steps_per_fold = 128 / pieces;  // 128 Adds of 510 fit 16 bits
-  const size_t full = k / kr * kr;                 // K values in whole groups
-  const size_t vector_k = full / step * step;
+  const size_t vector_k = k / kr * kr / step * step;  // whole groups in whole steps
   const Bytes16 flip16 = Bytes16{} + flip, sum_flip16 = Bytes16{} + static_cast<uint8_t>(flip ^ sum_flip);
   auto row = [&](size_t i) { return a + i * row_stride; };
+  // Bytes [from, k) of row i one at a time (the K tail, and rows past the last whole block).
+  auto bytes_one_by_one = [&](size_t i, size_t from, uint32_t sum) {
+    const uint8_t* src = row(i);
+    for (size_t kk = from; kk < k; ++kk) {
+      tile[(kk / kr * mr + i) * kr + kk % kr] = static_cast<uint8_t>(src[kk] ^ flip);
+      sum += static_cast<uint8_t>(src[kk] ^ sum_flip);
+    }
+    sums[i] = sum;
+  };
   size_t i = 0;
   for (; i + block <= mr_valid; i += block) {
     RowSum s[block];
@@ -157,7 +165,7 @@ void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, siz
       // Rows are short streams (K bytes) that hardware prefetchers barely ramp up on: fetch the
       // next block's rows at the same K, one line each per 64 bytes of K.
       if (kk % 64 == 0)
-        for (size_t b = 0; b < block; ++b) __builtin_prefetch(row(i + block + b) + kk);
+        for (size_t b = block; b < 2 * block && i + b < mr_valid; ++b) __builtin_prefetch(row(i + b) + kk);
       // Destination of (group kk / kr, row i): groups of mr rows of kr bytes.
       uint8_t* out = tile + (kk / kr * mr + i) * kr;
       for (size_t piece = 0; piece < pieces; ++piece) {
@@ -193,24 +201,10 @@ void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, siz
     }
     for (size_t b = 0; b < block; ++b) {
       s[b].Fold();
-      uint32_t sum = s[b].total;
-      const uint8_t* src = row(i + b);
-      for (size_t kk = vector_k; kk < full; ++kk) {
-        tile[(kk / kr * mr + i + b) * kr + kk % kr] = static_cast<uint8_t>(src[kk] ^ flip);
-        sum += static_cast<uint8_t>(src[kk] ^ sum_flip);
-      }
-      sums[i + b] = sum;
+      bytes_one_by_one(i + b, vector_k, s[b].total);
     }
   }
-  for (; i < mr_valid; ++i) {  // rows past the last whole block
-    uint32_t sum = 0;
-    const uint8_t* src = row(i);
-    for (size_t kk = 0; kk < full; ++kk) {
-      tile[(kk / kr * mr + i) * kr + kk % kr] = static_cast<uint8_t>(src[kk] ^ flip);
-      sum += static_cast<uint8_t>(src[kk] ^ sum_flip);
-    }
-    sums[i] = sum;
-  }
+  for (; i < mr_valid; ++i) bytes_one_by_one(i, 0, 0);
 }
 
 // Row terms of a row shifted into an 8-bit layout's domain, za' = za + shift and sum = the row's
@@ -259,17 +253,9 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
       case 16: PackTileRowsContiguous<16>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
       default: PackTileRowsContiguous<64>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
     }
-    for (size_t i = 0; i < mr_valid; ++i) {
-      // The K tail: the last, partial group, in the same lane layout as PackLine writes it.
-      const uint8_t* src = rows + i * a.row_stride;
-      uint32_t sum = sums[i];
-      for (size_t kk = full_groups * kr; kk < k; ++kk) {
-        bytes[(full_groups * f.mr + i) * kr + kk % kr] = static_cast<uint8_t>(src[kk] ^ flip);
-        sum += static_cast<uint8_t>(src[kk] ^ sum_flip);
-      }
-      if (s8_domain) sum -= 128u * static_cast<uint32_t>(k);
-      ShiftedRowTerms(a_zero_point[i] + shift, k, sum, &row_a[i], &row_b[i]);
-    }
+    for (size_t i = 0; i < mr_valid; ++i)
+      ShiftedRowTerms(a_zero_point[i] + shift, k, s8_domain ? sums[i] - 128u * static_cast<uint32_t>(k) : sums[i],
+                      &row_a[i], &row_b[i]);
     return;
   }
   memset(tile, 0, f.ATileBytes(k));
