@@ -8,6 +8,9 @@ uint64_t IsaPeakAvx2Madd(uint64_t iterations);       // bench/isa_peak_avx2.cc
 uint64_t IsaPeakAvx2Maddubs(uint64_t iterations);    // bench/isa_peak_avx2.cc
 uint64_t IsaPeakAvx512Vnni(uint64_t iterations);     // bench/isa_peak_avx512vnni.cc
 uint64_t IsaPeakAvxVnni(uint64_t iterations);        // bench/isa_peak_avxvnni.cc
+uint64_t IsaPeakAmx(uint64_t iterations);           // bench/isa_peak_amx.cc
+uint64_t IsaPeakAmxL1(uint64_t iterations);         // bench/isa_peak_amx.cc
+uint64_t IsaPeakAmxL2A(uint64_t iterations);        // bench/isa_peak_amx.cc
 uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes);    // bench/isa_peak_avx2.cc
 uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes);  // bench/isa_peak_avx512vnni.cc
 
@@ -22,6 +25,12 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
        [] { return cpuml_is_isa_supported(CPUML_ISA_AVXVNNI) != 0; }, IsaPeakAvxVnni},
       {"avx512vnni_vpdpbusd", "vpdpbusd zmm, u8 x s8 into int32 (exact)",
        [] { return __builtin_cpu_supports("avx512vnni") != 0; }, IsaPeakAvx512Vnni},
+      {"amx_tdpbusd", "tdpbusd, operands in tile registers (exact)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmx},
+      {"amx_tdpbusd_tiles_from_l1", "tdpbusd, A and B tiles loaded from L1 (the AMX kernel's loop)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxL1},
+      {"amx_tdpbusd_a_from_l2", "tdpbusd, B tiles from L1, A streamed from L2 (the AMX kernel's loop)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxL2A},
   };
 #else
   return {};

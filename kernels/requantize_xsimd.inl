@@ -24,44 +24,81 @@ inline void CpuStoreLowBytes(uint8_t* out, const xsimd::batch<int32_t, CPUML_XSI
 // Finishes the first mr x nr entries of a tile of dot products (row stride kTileColumns, 64-byte
 // aligned rows) per QGemmTileParams: row and column terms, then the documented formula. Rows
 // [row0, row0 + mr) of the parameters' per-row arrays and of the output are the tile's rows.
+// The per-column arrays are padded to whole tiles, so their vectors are read whole.
 template <size_t kTileColumns>
-void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, const QGemmTileParams* p) {
+void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, const QGemmTileParams* params) {
   using Int = xsimd::batch<int32_t, CPUML_XSIMD_ARCH>;
   using Float = xsimd::batch<float, CPUML_XSIMD_ARCH>;
   constexpr size_t kLanes = Int::size;
   constexpr size_t kVectors = kTileColumns / kLanes;
   static_assert(kTileColumns % kLanes == 0, "a tile row is whole vectors");
+  // A copy the output's byte stores cannot alias: otherwise every pointer in it is reloaded after
+  // each store (on the AMX tier the epilogue runs beside the tile unit, and the reloads were half
+  // its instructions).
+  const QGemmTileParams p = *params;
+  const size_t vectors = (nr + kLanes - 1) / kLanes;
   // With one row_a for every row (a per-tensor A zero point), row_a * col_a is a column term:
-  // computed once per call instead of once per row.
-  bool uniform_row_a = p->col_a != nullptr;
-  for (size_t i = row0; i < row0 + mr && uniform_row_a; ++i) uniform_row_a = p->row_a[i] == p->row_a[row0];
-  Int column_term[kVectors];
-  for (size_t v = 0; v < kVectors; ++v)
-    column_term[v] = uniform_row_a ? Int(p->row_a[row0]) * Int::load_unaligned(p->col_a + v * kLanes) : Int(0);
-  for (size_t i = row0; i < row0 + mr; ++i) {
-    const int32_t* row = tile + (i - row0) * kTileColumns;
-    const Int row_a(p->row_a[i]), row_b(p->row_b[i]);
-    const Float a_scale(p->a_scale[i]), out_scale(p->out_scale[i]), lo(p->out_min[i]), hi(p->out_max[i]);
-    const Int zero_point(p->out_zero_point[i]);
-    uint8_t* out = static_cast<uint8_t*>(p->out) + i * p->out_row_stride;
-    for (size_t v = 0, j = 0; v < kVectors && j < nr; ++v, j += kLanes) {
-      Int acc = Int::load_aligned(row + j) + column_term[v];
-      if (p->col_a && !uniform_row_a) acc += row_a * Int::load_unaligned(p->col_a + j);
-      if (p->col_b) acc += row_b * Int::load_unaligned(p->col_b + j);
-      if (p->acc_out) {
-        acc.store_unaligned(p->acc_out + i * kTileColumns + j);
-        continue;
-      }
-      const Float multiplier =
-          p->multiplier ? Float::load_unaligned(p->multiplier + j) : (a_scale * Float::load_unaligned(p->b_scale + j)) / out_scale;
-      Float y = xsimd::to_float(acc) * multiplier;
-      // x86 max returns its second operand when either is NaN: a NaN y becomes lo.
-      y = xsimd::min(xsimd::max(y, lo), hi);
-      // Clamped into the output type's range, so the low byte is the answer for u8 and s8 alike.
-      const Int q = xsimd::nearbyint_as_int(y) + zero_point;
-      CpuStoreLowBytes(out + j, q, nr - j < kLanes ? nr - j : kLanes);
-    }
+  // computed once per call instead of once per row; likewise row_b * col_b with one col_b for
+  // every column (a per-tensor B zero point) is a row term.
+  bool uniform_row_a = p.col_a != nullptr;
+  for (size_t i = row0; i < row0 + mr && uniform_row_a; ++i) uniform_row_a = p.row_a[i] == p.row_a[row0];
+  bool uniform_col_b = p.col_b != nullptr;
+  for (size_t j = 0; j < nr && uniform_col_b; ++j) uniform_col_b = p.col_b[j] == p.col_b[0];
+  const bool per_row_a = p.col_a && !uniform_row_a, per_column_b = p.col_b && !uniform_col_b;
+  Int column_term[kVectors], col_a[kVectors], col_b[kVectors];
+  Float multiplier[kVectors];
+  for (size_t v = 0; v < kVectors; ++v) {
+    col_a[v] = p.col_a ? Int::load_unaligned(p.col_a + v * kLanes) : Int(0);
+    col_b[v] = p.col_b ? Int::load_unaligned(p.col_b + v * kLanes) : Int(0);
+    column_term[v] = uniform_row_a ? Int(p.row_a[row0]) * col_a[v] : Int(0);
+    multiplier[v] = p.multiplier ? Float::load_unaligned(p.multiplier + v * kLanes) : Float(0.0f);
   }
+  if (p.acc_out) {  // K beyond one int32 chain: the front end sums the chunks in int64
+    for (size_t i = row0; i < row0 + mr; ++i) {
+      const int32_t* row = tile + (i - row0) * kTileColumns;
+      const Int row_a(p.row_a[i]), row_b(p.row_b[i]);
+      for (size_t v = 0; v < vectors; ++v) {
+        Int acc = Int::load_aligned(row + v * kLanes) + column_term[v];
+        if (per_row_a) acc += row_a * col_a[v];
+        if (p.col_b) acc += row_b * col_b[v];
+        acc.store_unaligned(p.acc_out + i * kTileColumns + v * kLanes);
+      }
+    }
+    return;
+  }
+  // Whole rows of the tile unrolled, so the column vectors above stay in registers.
+  auto finish_rows = [&](auto whole_rows) {
+    constexpr bool kWholeRows = decltype(whole_rows)::value;
+    for (size_t i = row0; i < row0 + mr; ++i) {
+      const int32_t* row = tile + (i - row0) * kTileColumns;
+      const Int row_a(p.row_a[i]), row_b(p.row_b[i]);
+      // Wrapping int32 arithmetic like the vector lanes' (the sum is exact; its parts may wrap).
+      const Int row_term(uniform_col_b ? static_cast<int32_t>(static_cast<uint32_t>(p.row_b[i]) * static_cast<uint32_t>(p.col_b[0]))
+                                       : 0);
+      const Float a_scale(p.a_scale[i]), out_scale(p.out_scale[i]), lo(p.out_min[i]), hi(p.out_max[i]);
+      const Int zero_point(p.out_zero_point[i]);
+      uint8_t* out = static_cast<uint8_t*>(p.out) + i * p.out_row_stride;
+#pragma GCC unroll 8
+      for (size_t v = 0; v < kVectors; ++v) {
+        const size_t j = v * kLanes;
+        if (!kWholeRows && j >= nr) break;
+        Int acc = Int::load_aligned(row + j) + column_term[v] + row_term;
+        if (per_row_a) acc += row_a * col_a[v];
+        if (per_column_b) acc += row_b * col_b[v];
+        const Float m = p.multiplier ? multiplier[v] : (a_scale * Float::load_unaligned(p.b_scale + j)) / out_scale;
+        Float y = xsimd::to_float(acc) * m;
+        // x86 max returns its second operand when either is NaN: a NaN y becomes lo.
+        y = xsimd::min(xsimd::max(y, lo), hi);
+        // Clamped into the output type's range, so the low byte is the answer for u8 and s8 alike.
+        const Int q = xsimd::nearbyint_as_int(y) + zero_point;
+        CpuStoreLowBytes(out + j, q, kWholeRows || nr - j >= kLanes ? kLanes : nr - j);
+      }
+    }
+  };
+  if (nr == kTileColumns)
+    finish_rows(std::true_type{});
+  else
+    finish_rows(std::false_type{});
 }
 
 template <size_t kTileColumns>

@@ -15,14 +15,23 @@ THREADS=$(nproc)
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PACK/lib"
 CORE=${CPUML_BENCH_CORE:-3}
+# The tile unit of a core is shared (SMT sibling, other tenants): its register-only probe on the
+# pinned core, just before cpuml's and the peers' one-thread runs, says which mode a round ran in.
+amx_probe() {
+  taskset -c "$CORE" "$PACK/cpuml_bench" --benchmark_filter='isa_peak/amx_tdpbusd$' --benchmark_min_time=0.05 \
+    --benchmark_format=csv 2>/dev/null | awk -F, '/^"isa/ {printf "%.0f ", $NF}'
+}
 for round in $(seq 1 "$ROUNDS"); do
+  amx_probe >> "$OUT/amx_probe.txt"
   CPUML_BENCH_THREADS=1 taskset -c "$CORE" "$PACK/cpuml_bench" --benchmark_filter="$FILTER" --benchmark_min_time=0.2 \
     --benchmark_format=csv 2>/dev/null | grep '^"qgemm' > "$OUT/cpuml_$round.csv"
+  amx_probe >> "$OUT/amx_probe.txt"
   PYTHONUNBUFFERED=1 taskset -c "$CORE" python3 "$ROOT/bench/device_peers.py" 1 > "$OUT/peers_$round.txt" 2>&1
   CPUML_BENCH_THREADS="$THREADS" CPUML_BENCH_TIERS=dispatched "$PACK/cpuml_bench" --benchmark_filter="$FILTER" \
     --benchmark_min_time=0.2 --benchmark_format=csv 2>/dev/null | grep '^"qgemm' >> "$OUT/cpuml_$round.csv"
   PYTHONUNBUFFERED=1 python3 "$ROOT/bench/device_peers.py" "$THREADS" >> "$OUT/peers_$round.txt" 2>&1
 done
+echo "AMX register-only probe on core $CORE (GOPS), before cpuml's and the peers' one-thread runs of each round: $(cat "$OUT/amx_probe.txt")"
 python3 - "$OUT" "$ROUNDS" <<'PY'
 import csv, re, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
