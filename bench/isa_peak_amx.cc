@@ -9,16 +9,10 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "kernels/amx/tile_config.h"
+
 namespace cpuml_bench {
 namespace {
-
-struct alignas(64) TileConfig {
-  uint8_t palette_id;
-  uint8_t start_row;
-  uint8_t reserved[14];
-  uint16_t colsb[16];
-  uint8_t rows[16];
-};
 
 constexpr uint64_t kMacsPerTdpbusd = 16 * 16 * 64;
 constexpr size_t kGroupBytes = 2048;  // two 16 x 64-byte tiles
@@ -27,13 +21,8 @@ alignas(64) uint8_t g_a[kL2Bytes];
 alignas(64) uint8_t g_b[kL1Bytes];
 
 void Configure() {
-  TileConfig config{};
-  config.palette_id = 1;
-  for (int t = 0; t < 8; ++t) {
-    config.colsb[t] = 64;
-    config.rows[t] = 16;
-  }
-  _tile_loadconfig(&config);
+  static constexpr cpuml::amx::TileConfig kConfig = cpuml::amx::EightFullTiles();
+  _tile_loadconfig(&kConfig);
   // Values that are neither zero nor uniform, in case the unit's timing depends on them.
   static const bool filled = [] {
     for (size_t i = 0; i < kL2Bytes; ++i) g_a[i] = static_cast<uint8_t>(i * 37 + 11);

@@ -12,6 +12,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "kernels/amx/tile_config.h"
 #include "kernels/kernels.h"
 
 #define CPUML_TIER amx
@@ -38,23 +39,8 @@ constexpr uint32_t kOwnRowsPerThread = 64;
 
 // Tile registers: 0-3 the accumulators C[row half][column half], 4-5 the A row halves, 6-7 the
 // B column halves. Every tile is 16 rows of 64 bytes.
-struct alignas(64) TileConfig {
-  uint8_t palette_id;
-  uint8_t start_row;
-  uint8_t reserved[14];
-  uint16_t colsb[16];
-  uint8_t rows[16];
-};
-constexpr TileConfig MakeTileConfig() {
-  TileConfig c{};
-  c.palette_id = 1;
-  for (int t = 0; t < 8; ++t) {
-    c.colsb[t] = 64;
-    c.rows[t] = kTileRows;
-  }
-  return c;
-}
-constexpr TileConfig kTileConfig = MakeTileConfig();
+constexpr TileConfig kTileConfig = EightFullTiles();
+static_assert(kTileRows == 16 && kKr == 64, "EightFullTiles() is 16 rows of 64 bytes");
 
 // A finished tile whose epilogue is still to run: the next tile's K loop runs it a few rows at a
 // time between its tdpbusd, so the vector units requantize while the tile unit multiplies.
