@@ -33,8 +33,8 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
   constexpr size_t kVectors = kTileColumns / kLanes;
   static_assert(kTileColumns % kLanes == 0, "a tile row is whole vectors");
   // A copy the output's byte stores cannot alias: otherwise every pointer in it is reloaded after
-  // each store (on the AMX tier the epilogue runs beside the tile unit, and the reloads were half
-  // its instructions).
+  // each store (the reloads were half the epilogue's instructions, and the epilogue a fifth of a
+  // one-thread AMX 1024^3 call).
   const QGemmTileParams p = *params;
   const size_t vectors = (nr + kLanes - 1) / kLanes;
   // With one row_a for every row (a per-tensor A zero point), row_a * col_a is a column term:
@@ -82,7 +82,8 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
       for (size_t v = 0; v < kVectors; ++v) {
         const size_t j = v * kLanes;
         if (!kWholeRows && j >= nr) break;
-        Int acc = Int::load_aligned(row + j) + column_term[v] + row_term;
+        Int acc = Int::load_aligned(row + j) + column_term[v];
+        if (uniform_col_b) acc += row_term;
         if (per_row_a) acc += row_a * col_a[v];
         if (per_column_b) acc += row_b * col_b[v];
         const Float m = p.multiplier ? multiplier[v] : (a_scale * Float::load_unaligned(p.b_scale + j)) / out_scale;

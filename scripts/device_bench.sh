@@ -15,8 +15,9 @@ THREADS=$(nproc)
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PACK/lib"
 CORE=${CPUML_BENCH_CORE:-3}
-# The tile unit of a core is shared (SMT sibling, other tenants): its register-only probe on the
-# pinned core, just before cpuml's and the peers' one-thread runs, says which mode a round ran in.
+# The pinned core's tile unit runs at full or about half speed, switching within seconds (it is
+# shared with whatever else the host runs there): its register-only probe, just before cpuml's
+# and the peers' one-thread runs, says which mode each round started in.
 amx_probe() {
   taskset -c "$CORE" "$PACK/cpuml_bench" --benchmark_filter='isa_peak/amx_tdpbusd$' --benchmark_min_time=0.05 \
     --benchmark_format=csv 2>/dev/null | awk -F, '/^"isa/ {printf "%.0f ", $NF}'
