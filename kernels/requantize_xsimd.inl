@@ -21,60 +21,75 @@ inline void CpuStoreLowBytes(uint8_t* out, const xsimd::batch<int32_t, CPUML_XSI
 }
 #endif
 
-// Finishes the first mr x nr entries of a tile of dot products (row stride kTileColumns, 64-byte
-// aligned rows) per QGemmTileParams: row and column terms, then the documented formula. Rows
-// [row0, row0 + mr) of the parameters' per-row arrays and of the output are the tile's rows.
+using EpilogueInt = xsimd::batch<int32_t, CPUML_XSIMD_ARCH>;
+using EpilogueFloat = xsimd::batch<float, CPUML_XSIMD_ARCH>;
+
+// The per-column half of the epilogue of one mr x nr tile: what every row shares, prepared once
+// per tile (a kernel that finishes its tile a few rows at a time reuses it for each batch of rows).
 // The per-column arrays are padded to whole tiles, so their vectors are read whole.
 template <size_t kTileColumns>
-void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, const QGemmTileParams* params) {
-  using Int = xsimd::batch<int32_t, CPUML_XSIMD_ARCH>;
-  using Float = xsimd::batch<float, CPUML_XSIMD_ARCH>;
-  constexpr size_t kLanes = Int::size;
-  constexpr size_t kVectors = kTileColumns / kLanes;
+struct TileColumns {
+  static constexpr size_t kLanes = EpilogueInt::size, kVectors = kTileColumns / kLanes;
   static_assert(kTileColumns % kLanes == 0, "a tile row is whole vectors");
-  // A copy the output's byte stores cannot alias: otherwise every pointer in it is reloaded after
-  // each store (the reloads were half the epilogue's instructions, and the epilogue a fifth of a
-  // one-thread AMX 1024^3 call).
-  const QGemmTileParams p = *params;
-  const size_t vectors = (nr + kLanes - 1) / kLanes;
-  // With one row_a for every row (a per-tensor A zero point), row_a * col_a is a column term:
-  // computed once per call instead of once per row; likewise row_b * col_b with one col_b for
-  // every column (a per-tensor B zero point) is a row term.
-  bool uniform_row_a = p.col_a != nullptr;
-  for (size_t i = row0; i < row0 + mr && uniform_row_a; ++i) uniform_row_a = p.row_a[i] == p.row_a[row0];
-  bool uniform_col_b = p.col_b != nullptr;
-  for (size_t j = 0; j < nr && uniform_col_b; ++j) uniform_col_b = p.col_b[j] == p.col_b[0];
-  const bool per_row_a = p.col_a && !uniform_row_a, per_column_b = p.col_b && !uniform_col_b;
-  Int column_term[kVectors], col_a[kVectors], col_b[kVectors];
-  Float multiplier[kVectors];
-  for (size_t v = 0; v < kVectors; ++v) {
-    col_a[v] = p.col_a ? Int::load_unaligned(p.col_a + v * kLanes) : Int(0);
-    col_b[v] = p.col_b ? Int::load_unaligned(p.col_b + v * kLanes) : Int(0);
-    column_term[v] = uniform_row_a ? Int(p.row_a[row0]) * col_a[v] : Int(0);
-    multiplier[v] = p.multiplier ? Float::load_unaligned(p.multiplier + v * kLanes) : Float(0.0f);
+  EpilogueInt column_term[kVectors], col_a[kVectors], col_b[kVectors];
+  EpilogueFloat multiplier[kVectors];
+  // With one row_a for every row (a per-tensor A zero point), row_a * col_a is the column term
+  // above; with one col_b for every column (a per-tensor B zero point), row_b * col_b is a row term.
+  bool uniform_col_b, per_row_a, per_column_b;
+
+  TileColumns() = default;
+  TileColumns(const QGemmTileParams& p, size_t mr, size_t nr) {
+    bool uniform_row_a = p.col_a != nullptr;
+    for (size_t i = 0; i < mr && uniform_row_a; ++i) uniform_row_a = p.row_a[i] == p.row_a[0];
+    uniform_col_b = p.col_b != nullptr;
+    for (size_t j = 0; j < nr && uniform_col_b; ++j) uniform_col_b = p.col_b[j] == p.col_b[0];
+    per_row_a = p.col_a && !uniform_row_a;
+    per_column_b = p.col_b && !uniform_col_b;
+    for (size_t v = 0; v < kVectors; ++v) {
+      col_a[v] = p.col_a ? EpilogueInt::load_unaligned(p.col_a + v * kLanes) : EpilogueInt(0);
+      col_b[v] = p.col_b ? EpilogueInt::load_unaligned(p.col_b + v * kLanes) : EpilogueInt(0);
+      column_term[v] = uniform_row_a ? EpilogueInt(p.row_a[0]) * col_a[v] : EpilogueInt(0);
+      multiplier[v] = p.multiplier ? EpilogueFloat::load_unaligned(p.multiplier + v * kLanes) : EpilogueFloat(0.0f);
+    }
   }
+};
+
+// Finishes rows [row0, row0 + mr) of a tile of dot products (`tile` points at row row0; row
+// stride kTileColumns, 64-byte aligned rows) per QGemmTileParams: row and column terms, then the
+// documented formula. Rows of the parameters' per-row arrays and of the output are tile rows.
+template <size_t kTileColumns>
+void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, const QGemmTileParams* params,
+                    const TileColumns<kTileColumns>& columns) {
+  using Int = EpilogueInt;
+  using Float = EpilogueFloat;
+  constexpr size_t kLanes = TileColumns<kTileColumns>::kLanes, kVectors = TileColumns<kTileColumns>::kVectors;
+  // Copies the output's byte stores cannot alias: otherwise every pointer and column vector is
+  // reloaded after each store (the reloads were half the epilogue's instructions, and the
+  // epilogue a fifth of a one-thread AMX 1024^3 call).
+  const QGemmTileParams p = *params;
+  const TileColumns<kTileColumns> c = columns;
   if (p.acc_out) {  // K beyond one int32 chain: the front end sums the chunks in int64
     for (size_t i = row0; i < row0 + mr; ++i) {
       const int32_t* row = tile + (i - row0) * kTileColumns;
       const Int row_a(p.row_a[i]), row_b(p.row_b[i]);
-      for (size_t v = 0; v < vectors; ++v) {
-        Int acc = Int::load_aligned(row + v * kLanes) + column_term[v];
-        if (per_row_a) acc += row_a * col_a[v];
-        if (p.col_b) acc += row_b * col_b[v];
+      for (size_t v = 0; v * kLanes < nr; ++v) {
+        Int acc = Int::load_aligned(row + v * kLanes) + c.column_term[v];
+        if (c.per_row_a) acc += row_a * c.col_a[v];
+        if (p.col_b) acc += row_b * c.col_b[v];
         acc.store_unaligned(p.acc_out + i * kTileColumns + v * kLanes);
       }
     }
     return;
   }
-  // Whole rows of the tile unrolled, so the column vectors above stay in registers.
+  // Whole rows of the tile unrolled, so the column vectors stay in registers.
   auto finish_rows = [&](auto whole_rows) {
     constexpr bool kWholeRows = decltype(whole_rows)::value;
     for (size_t i = row0; i < row0 + mr; ++i) {
       const int32_t* row = tile + (i - row0) * kTileColumns;
       const Int row_a(p.row_a[i]), row_b(p.row_b[i]);
       // Wrapping int32 arithmetic like the vector lanes' (the sum is exact; its parts may wrap).
-      const Int row_term(uniform_col_b ? static_cast<int32_t>(static_cast<uint32_t>(p.row_b[i]) * static_cast<uint32_t>(p.col_b[0]))
-                                       : 0);
+      const Int row_term(c.uniform_col_b ? static_cast<int32_t>(static_cast<uint32_t>(p.row_b[i]) * static_cast<uint32_t>(p.col_b[0]))
+                                         : 0);
       const Float a_scale(p.a_scale[i]), out_scale(p.out_scale[i]), lo(p.out_min[i]), hi(p.out_max[i]);
       const Int zero_point(p.out_zero_point[i]);
       uint8_t* out = static_cast<uint8_t*>(p.out) + i * p.out_row_stride;
@@ -82,11 +97,11 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
       for (size_t v = 0; v < kVectors; ++v) {
         const size_t j = v * kLanes;
         if (!kWholeRows && j >= nr) break;
-        Int acc = Int::load_aligned(row + j) + column_term[v];
-        if (uniform_col_b) acc += row_term;
-        if (per_row_a) acc += row_a * col_a[v];
-        if (per_column_b) acc += row_b * col_b[v];
-        const Float m = p.multiplier ? multiplier[v] : (a_scale * Float::load_unaligned(p.b_scale + j)) / out_scale;
+        Int acc = Int::load_aligned(row + j) + c.column_term[v];
+        if (c.uniform_col_b) acc += row_term;
+        if (c.per_row_a) acc += row_a * c.col_a[v];
+        if (c.per_column_b) acc += row_b * c.col_b[v];
+        const Float m = p.multiplier ? c.multiplier[v] : (a_scale * Float::load_unaligned(p.b_scale + j)) / out_scale;
         Float y = xsimd::to_float(acc) * m;
         // x86 max returns its second operand when either is NaN: a NaN y becomes lo.
         y = xsimd::min(xsimd::max(y, lo), hi);
@@ -104,7 +119,7 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
 
 template <size_t kTileColumns>
 void RequantizeTile(const int32_t* tile, size_t mr, size_t nr, const QGemmTileParams* p) {
-  RequantizeRows<kTileColumns>(tile, 0, mr, nr, p);
+  RequantizeRows<kTileColumns>(tile, 0, mr, nr, p, TileColumns<kTileColumns>(*p, mr, nr));
 }
 
 }  // namespace

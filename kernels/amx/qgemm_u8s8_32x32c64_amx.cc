@@ -46,6 +46,7 @@ static_assert(kTileRows == 16 && kKr == 64, "EightFullTiles() is 16 rows of 64 b
 // time between its tdpbusd, so the vector units requantize while the tile unit multiplies.
 struct PendingTile {
   alignas(64) int32_t acc[kMr][kNr];
+  TileColumns<kNr> columns;  // prepared once, used by each batch of rows
   QGemmTileParams params;
   size_t mr, nr, rows_done;
   bool valid;
@@ -55,7 +56,8 @@ thread_local PendingTile t_pending;
 void RequantizePendingRows(PendingTile& pending, size_t rows) {
   rows = rows < pending.mr - pending.rows_done ? rows : pending.mr - pending.rows_done;
   if (rows == 0) return;
-  RequantizeRows<kNr>(&pending.acc[pending.rows_done][0], pending.rows_done, rows, pending.nr, &pending.params);
+  RequantizeRows<kNr>(&pending.acc[pending.rows_done][0], pending.rows_done, rows, pending.nr, &pending.params,
+                      pending.columns);
   pending.rows_done += rows;
 }
 
@@ -132,6 +134,7 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   if (p->dot_out) return;  // a K block before the last: the sums continue in the next call
   if (p->deferrable) {
     pending.params = *p;
+    pending.columns = TileColumns<kNr>(*p, mr, nr);
     pending.mr = mr;
     pending.nr = nr;
     pending.rows_done = 0;
