@@ -6,8 +6,8 @@
 //   CPUML_XSIMD_ARCH             the xsimd architecture tag
 //   CpuStoreLowBytes(p, q, n)    stores the low byte of each of the first n lanes of q at p
 //                                (AVX-512 tiers get the one below)
-// It defines cpuml::CPUML_TIER::RequantizeTile<kTileColumns>. x86 only: it relies on MAXPS
-// returning its second operand for a NaN.
+// It defines cpuml::CPUML_TIER::RequantizeTile<kTileColumns>. x86 only: it relies on MAXPS and
+// MINPS returning their second operand for a NaN.
 
 namespace cpuml {
 namespace CPUML_TIER {
@@ -24,6 +24,53 @@ inline void CpuStoreLowBytes(uint8_t* out, const xsimd::batch<int32_t, CPUML_XSI
 using EpilogueInt = xsimd::batch<int32_t, CPUML_XSIMD_ARCH>;
 using EpilogueFloat = xsimd::batch<float, CPUML_XSIMD_ARCH>;
 
+// Narrowing two tile rows of two vectors each to bytes with saturating packs: the int32 lanes
+// to int16 (two rows' vectors), the zero point added with int16 saturation, then both rows to
+// bytes in one register, put back in column order (the packs interleave 128-bit lanes), and
+// stored as two row halves. One pack and a quarter of a permute per vector, where a vpmovdb and
+// a masked store per vector had been the epilogue's largest cost on the AMX tier.
+#if defined(__AVX512BW__)
+using PackedVector = __m512i;
+using PackedHalf = __m256i;
+inline __m512 MinKeepingNaN(__m512 hi, __m512 y) { return _mm512_min_ps(hi, y); }
+inline __m512i RoundToInt32(__m512 y) { return _mm512_cvtps_epi32(y); }
+inline __m512i PackInt32(__m512i a, __m512i b) { return _mm512_packs_epi32(a, b); }
+inline __m512i AddInt16Saturating(__m512i a, int16_t b) { return _mm512_adds_epi16(a, _mm512_set1_epi16(b)); }
+inline __m512i PackInt16(__m512i a, __m512i b, bool out_signed) {
+  return out_signed ? _mm512_packs_epi16(a, b) : _mm512_packus_epi16(a, b);
+}
+inline void StoreRowPair(uint8_t* first, uint8_t* second, __m512i packed, bool both) {
+  const __m512i rows = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), packed);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(first), _mm512_castsi512_si256(rows));
+  if (both) _mm256_storeu_si256(reinterpret_cast<__m256i*>(second), _mm512_extracti64x4_epi64(rows, 1));
+}
+#elif defined(__AVX2__)
+inline __m256 MinKeepingNaN(__m256 hi, __m256 y) { return _mm256_min_ps(hi, y); }
+inline __m256i RoundToInt32(__m256 y) { return _mm256_cvtps_epi32(y); }
+inline __m256i PackInt32(__m256i a, __m256i b) { return _mm256_packs_epi32(a, b); }
+inline __m256i AddInt16Saturating(__m256i a, int16_t b) { return _mm256_adds_epi16(a, _mm256_set1_epi16(b)); }
+inline __m256i PackInt16(__m256i a, __m256i b, bool out_signed) {
+  return out_signed ? _mm256_packs_epi16(a, b) : _mm256_packus_epi16(a, b);
+}
+inline void StoreRowPair(uint8_t* first, uint8_t* second, __m256i packed, bool both) {
+  const __m256i rows = _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(first), _mm256_castsi256_si128(rows));
+  if (both) _mm_storeu_si128(reinterpret_cast<__m128i*>(second), _mm256_extracti128_si256(rows, 1));
+}
+#else
+inline __m128 MinKeepingNaN(__m128 hi, __m128 y) { return _mm_min_ps(hi, y); }
+inline __m128i RoundToInt32(__m128 y) { return _mm_cvtps_epi32(y); }
+inline __m128i PackInt32(__m128i a, __m128i b) { return _mm_packs_epi32(a, b); }
+inline __m128i AddInt16Saturating(__m128i a, int16_t b) { return _mm_adds_epi16(a, _mm_set1_epi16(b)); }
+inline __m128i PackInt16(__m128i a, __m128i b, bool out_signed) {
+  return out_signed ? _mm_packs_epi16(a, b) : _mm_packus_epi16(a, b);
+}
+inline void StoreRowPair(uint8_t* first, uint8_t* second, __m128i packed, bool both) {
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(first), packed);
+  if (both) _mm_storeh_pd(reinterpret_cast<double*>(second), _mm_castsi128_pd(packed));
+}
+#endif
+
 // The per-column half of the epilogue of one mr x nr tile: what every row shares, prepared once
 // per tile (a kernel that finishes its tile a few rows at a time reuses it for each batch of rows).
 // The per-column arrays are padded to whole tiles, so their vectors are read whole.
@@ -36,6 +83,9 @@ struct TileColumns {
   // With one row_a for every row (a per-tensor A zero point), row_a * col_a is the column term
   // above; with one col_b for every column (a per-tensor B zero point), row_b * col_b is a row term.
   bool uniform_col_b, per_row_a, per_column_b;
+  // False once a kernel has started its accumulators from column_term (AMX loads it as the
+  // accumulator tiles' first value), so the epilogue does not add it again.
+  bool add_column_term;
 
   TileColumns() = default;
   TileColumns(const QGemmTileParams& p, size_t mr, size_t nr) {
@@ -45,6 +95,7 @@ struct TileColumns {
     for (size_t j = 0; j < nr && uniform_col_b; ++j) uniform_col_b = p.col_b[j] == p.col_b[0];
     per_row_a = p.col_a && !uniform_row_a;
     per_column_b = p.col_b && !uniform_col_b;
+    add_column_term = uniform_row_a;
     for (size_t v = 0; v < kVectors; ++v) {
       col_a[v] = p.col_a ? EpilogueInt::load_unaligned(p.col_a + v * kLanes) : EpilogueInt(0);
       col_b[v] = p.col_b ? EpilogueInt::load_unaligned(p.col_b + v * kLanes) : EpilogueInt(0);
@@ -53,6 +104,44 @@ struct TileColumns {
     }
   }
 };
+
+// The common case of RequantizeRows below, a row pair at a time: whole rows of two vectors,
+// one multiplier per column (per-tensor A and output scales), the A zero point per tensor. Row
+// i's bytes are the formula's: min(hi, y) keeps a NaN y, which converts to INT32_MIN like any y
+// below the int32 range; every y below lo converts to at most lo, and the saturating packs and
+// zero-point add take all of them to the type's minimum, lo + zero point, as the clamp would.
+// Above hi, min gives hi. In range, the int16 lanes hold exactly q + zero point.
+template <size_t kTileColumns>
+void RequantizeRowPairs(const int32_t* tile, size_t row0, size_t mr, const QGemmTileParams& p,
+                        const TileColumns<kTileColumns>& c) {
+  using Int = EpilogueInt;
+  using Float = EpilogueFloat;
+  constexpr size_t kLanes = TileColumns<kTileColumns>::kLanes;
+  const Int column_term0 = c.add_column_term ? c.column_term[0] : Int(0);
+  const Int column_term1 = c.add_column_term ? c.column_term[1] : Int(0);
+  const Float multiplier0 = c.multiplier[0], multiplier1 = c.multiplier[1];
+  auto row_int16 = [&](const int32_t* row, size_t i) {
+    Int acc0 = Int::load_aligned(row) + column_term0, acc1 = Int::load_aligned(row + kLanes) + column_term1;
+    if (c.uniform_col_b) {
+      const Int row_term(static_cast<int32_t>(static_cast<uint32_t>(p.row_b[i]) * static_cast<uint32_t>(p.col_b[0])));
+      acc0 += row_term;
+      acc1 += row_term;
+    }
+    const Float hi(p.out_max[i]);
+    const auto y0 = MinKeepingNaN(hi, xsimd::to_float(acc0) * multiplier0);
+    const auto y1 = MinKeepingNaN(hi, xsimd::to_float(acc1) * multiplier1);
+    return AddInt16Saturating(PackInt32(RoundToInt32(y0), RoundToInt32(y1)), static_cast<int16_t>(p.out_zero_point[i]));
+  };
+  uint8_t* out = static_cast<uint8_t*>(p.out);
+  for (size_t r = 0; r < mr; r += 2) {
+    const size_t i = row0 + r;
+    const bool both = r + 1 < mr;
+    const auto first = row_int16(tile + r * kTileColumns, i);
+    const auto second = both ? row_int16(tile + (r + 1) * kTileColumns, i + 1) : first;
+    StoreRowPair(out + i * p.out_row_stride, both ? out + (i + 1) * p.out_row_stride : nullptr,
+                 PackInt16(first, second, p.out_signed), both);
+  }
+}
 
 // Finishes rows [row0, row0 + mr) of a tile of dot products (`tile` points at row row0; row
 // stride kTileColumns, 64-byte aligned rows) per QGemmTileParams: row and column terms, then the
@@ -67,13 +156,20 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
   // reloaded after each store (the reloads were half the epilogue's instructions, and the
   // epilogue a fifth of a one-thread AMX 1024^3 call).
   const QGemmTileParams p = *params;
+  if constexpr (kVectors == 2) {
+    if (!p.acc_out && nr == kTileColumns && p.multiplier && !columns.per_row_a && !columns.per_column_b) {
+      RequantizeRowPairs(tile, row0, mr, p, columns);
+      return;
+    }
+  }
   const TileColumns<kTileColumns> c = columns;
   if (p.acc_out) {  // K beyond one int32 chain: the front end sums the chunks in int64
     for (size_t i = row0; i < row0 + mr; ++i) {
       const int32_t* row = tile + (i - row0) * kTileColumns;
       const Int row_a(p.row_a[i]), row_b(p.row_b[i]);
       for (size_t v = 0; v * kLanes < nr; ++v) {
-        Int acc = Int::load_aligned(row + v * kLanes) + c.column_term[v];
+        Int acc = Int::load_aligned(row + v * kLanes);
+        if (c.add_column_term) acc += c.column_term[v];
         if (c.per_row_a) acc += row_a * c.col_a[v];
         if (p.col_b) acc += row_b * c.col_b[v];
         acc.store_unaligned(p.acc_out + i * kTileColumns + v * kLanes);
@@ -97,7 +193,8 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
       for (size_t v = 0; v < kVectors; ++v) {
         const size_t j = v * kLanes;
         if (!kWholeRows && j >= nr) break;
-        Int acc = Int::load_aligned(row + j) + c.column_term[v];
+        Int acc = Int::load_aligned(row + j);
+        if (c.add_column_term) acc += c.column_term[v];
         if (c.uniform_col_b) acc += row_term;
         if (c.per_row_a) acc += row_a * c.col_a[v];
         if (c.per_column_b) acc += row_b * c.col_b[v];

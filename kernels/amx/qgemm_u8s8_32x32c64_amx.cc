@@ -82,11 +82,22 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   const uint8_t* b = static_cast<const uint8_t*>(b_packed);
   PendingTile& pending = t_pending;
   // The previous tile's rows, spread over this tile's K groups.
-  const size_t rows_per_group = pending.valid ? (pending.mr + k_groups - 1) / (k_groups ? k_groups : 1) : 0;
+  // Rows in pairs, as the epilogue narrows them.
+  const size_t rows_per_group =
+      pending.valid ? ((pending.mr + 1) / 2 + k_groups - 1) / (k_groups ? k_groups : 1) * 2 : 0;
   constexpr size_t kCStride = kNr * sizeof(int32_t);
+  // A per-tensor A zero point's column term is the same for every row: the accumulators start
+  // from it (a tile load with row stride 0) instead of zero, one add per output fewer.
+  TileColumns<kNr> columns(*p, mr, nr);
+  const bool start_from_column_term = columns.add_column_term;
+  columns.add_column_term = false;
+  const int32_t* column_term = reinterpret_cast<const int32_t*>(&columns.column_term[0]);
   if (p->dot_in) {
     _tile_loadd(0, p->dot_in, kCStride);
     _tile_loadd(1, p->dot_in + 16, kCStride);
+  } else if (start_from_column_term) {
+    _tile_loadd(0, column_term, 0);
+    _tile_loadd(1, column_term + 16, 0);
   } else {
     _tile_zero(0);
     _tile_zero(1);
@@ -95,6 +106,9 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
     if (p->dot_in) {
       _tile_loadd(2, p->dot_in + kTileRows * kNr, kCStride);
       _tile_loadd(3, p->dot_in + kTileRows * kNr + 16, kCStride);
+    } else if (start_from_column_term) {
+      _tile_loadd(2, column_term, 0);
+      _tile_loadd(3, column_term + 16, 0);
     } else {
       _tile_zero(2);
       _tile_zero(3);
@@ -134,13 +148,13 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   if (p->dot_out) return;  // a K block before the last: the sums continue in the next call
   if (p->deferrable) {
     pending.params = *p;
-    pending.columns = TileColumns<kNr>(*p, mr, nr);
+    pending.columns = columns;
     pending.mr = mr;
     pending.nr = nr;
     pending.rows_done = 0;
     pending.valid = true;
   } else {
-    RequantizeTile<kNr>(acc, mr, nr, p);
+    RequantizeRows<kNr>(acc, 0, mr, nr, p, columns);
   }
 }
 
