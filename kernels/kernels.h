@@ -78,6 +78,10 @@ struct QGemmTileParams {
   // leave may then finish the tile later, overlapping its epilogue with the next tile's work.
   // The arrays above stay valid until leave().
   bool deferrable;
+  // For a kernel with enter and leave: the kKernelStateBytes (64-byte aligned) the caller passed
+  // to enter() on this thread, kept until leave(); what the kernel carries between tiles lives
+  // there (a thread_local in a shared library costs a __tls_get_addr call per tile).
+  void* kernel_state;
   // K split into blocks (kernels with QGemmKernel::k_block_groups only): dot_in non-NULL starts
   // the dot products from these instead of zero; dot_out non-NULL stores the raw dot products
   // there and stops (no terms, no epilogue). Both mr_max x nr_max int32, row stride nr_max.
@@ -89,6 +93,10 @@ struct QGemmTileParams {
 // a_packed: mr_max rows x k_groups, b_packed: nr_max columns x k_groups, in the kernel's layout.
 using QGemmUkernelFn = void (*)(size_t mr, size_t nr, size_t k_groups, const void* a_packed,
                                 const void* b_packed, const QGemmTileParams* params);
+
+// The per-thread state a kernel with enter and leave may keep (QGemmTileParams::kernel_state):
+// the caller provides this many bytes, 64-byte aligned; such kernels check their state against it.
+constexpr size_t kKernelStateBytes = 8192;
 
 // The largest tile any kernel may declare: the front end keeps per-tile scratch of this size on
 // the stack, and every kernel checks its own tile against it at compile time.
@@ -106,9 +114,10 @@ struct QGemmKernel {
   uint32_t min_m, max_m;  // the M range it is meant for (the front end picks by M)
   QGemmUkernelFn run;
   // Optional per-thread setup around a run of tiles on one thread (AMX: load the tile
-  // configuration, then release the tile state so the caller's thread is left as it was).
-  void (*enter)();
-  void (*leave)();
+  // configuration, then release the tile state so the caller's thread is left as it was). Both
+  // get the thread's kernel state (QGemmTileParams::kernel_state).
+  void (*enter)(void* kernel_state);
+  void (*leave)(void* kernel_state);
   // Nonzero: the kernel accepts dot_in / dot_out, and the front end splits K into blocks of this
   // many groups so one block of a B panel stays in L1 while the tiles of a row block pass over it.
   uint32_t k_block_groups;

@@ -151,6 +151,10 @@ struct QGemmPlan::RunJob {
   uint8_t* packed_a;   // [a matrix][m tile] tiles of a_tile_stride bytes
   int32_t* row_terms;  // [a matrix][chunk][row a / row b][padded M]
   size_t m_tiles_per_block, panels_per_block;
+  // Each task packs its own row block's A just before multiplying it (no other task reads that
+  // block): the packed tiles are still in L2 when the tile loop reads them, and packing all of A
+  // up front no longer evicts B's panels. Otherwise a separate pass packs all of A first.
+  bool pack_in_block;
 
   int32_t* RowTerms(size_t a_matrix, size_t chunk, int which) const {
     return row_terms + ((a_matrix * plan->chunks_.size() + chunk) * 2 + which) * plan->padded_m();
@@ -191,8 +195,11 @@ struct QGemmPlan::RunJob {
     const bool blocked = p.SplitsK();
     const size_t block = blocked ? kernel.k_block_groups : groups;
     alignas(64) int32_t partial[kMaxKBlockTiles * kMaxKBlockTileElements];
+    alignas(64) uint8_t kernel_state[kKernelStateBytes];
 
-    if (kernel.enter) kernel.enter();
+    if (pack_in_block)
+      for (size_t tile = m_block * m_tiles_per_block; tile < tile_end; ++tile) PackATiles(a_matrix, tile);
+    if (kernel.enter) kernel.enter(kernel_state);
     for (size_t panel = n_block * panels_per_block; panel < panel_end; ++panel) {
       const size_t n0 = panel * f.nr;
       const size_t nr = std::min<size_t>(f.nr, p.n_ - n0);
@@ -212,6 +219,7 @@ struct QGemmPlan::RunJob {
         params.multiplier = q->multiplier ? q->multiplier + n0 : nullptr;
         params.col_b = q->use_col_b ? q->col_b + n0 : nullptr;
         params.out_signed = out->is_signed;
+        params.kernel_state = kernel_state;
         uint8_t* out_tile = out_base + m0 * out->row_stride + n0 * out->col_stride;
         auto run_chunk = [&](size_t c) {
           const Chunk& chunk = p.chunks_[c];
@@ -263,16 +271,13 @@ struct QGemmPlan::RunJob {
       }
       }
     }
-    if (kernel.leave) kernel.leave();
+    if (kernel.leave) kernel.leave(kernel_state);
   }
 };
 
 void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQuantization& q, const QGemmOutput& out,
                     uint8_t* packed_a, uint8_t* row_terms, pthreadpool_t pool) const {
-  RunJob job{this, &a, packed_b, &q, &out, packed_a, reinterpret_cast<int32_t*>(row_terms), 0, 0};
-  pthreadpool_parallelize_2d(
-      pool, [](void* context, size_t matrix, size_t tile) { static_cast<const RunJob*>(context)->PackATiles(matrix, tile); },
-      &job, a_grid_.Count(), m_tiles_, 0);
+  RunJob job{this, &a, packed_b, &q, &out, packed_a, reinterpret_cast<int32_t*>(row_terms), 0, 0, false};
 
   // Blocks: rows sized so their packed A stays in L2; columns split until every thread has
   // several blocks (M = 1 still spreads over N).
@@ -291,6 +296,13 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   const size_t wanted_tasks = threads > 1 ? threads * CPUML_QGEMM_TASKS_PER_THREAD : 1;
   const size_t n_blocks = std::min(panels_, std::max<size_t>(1, wanted_tasks / std::max<size_t>(1, batch_count * m_blocks)));
   job.panels_per_block = (panels_ + n_blocks - 1) / n_blocks;
+  // With one column block, each row block of each A matrix belongs to one task; batches that share
+  // an A matrix (broadcast A) would each pack it, so they keep the separate pass.
+  job.pack_in_block = n_blocks == 1 && a_grid_.Count() == batch_count;
+  if (!job.pack_in_block)
+    pthreadpool_parallelize_2d(
+        pool, [](void* context, size_t matrix, size_t tile) { static_cast<const RunJob*>(context)->PackATiles(matrix, tile); },
+        &job, a_grid_.Count(), m_tiles_, 0);
   pthreadpool_parallelize_3d(
       pool,
       [](void* context, size_t batch, size_t m_block, size_t n_block) {

@@ -10,6 +10,8 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include <new>
+
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/amx/tile_config.h"
@@ -51,7 +53,10 @@ struct PendingTile {
   size_t mr, nr, rows_done;
   bool valid;
 };
-thread_local PendingTile t_pending;
+static_assert(sizeof(PendingTile) <= kKernelStateBytes && alignof(PendingTile) <= 64,
+              "the pending tile lives in the caller's kernel state");
+
+PendingTile& Pending(void* kernel_state) { return *static_cast<PendingTile*>(kernel_state); }
 
 void RequantizePendingRows(PendingTile& pending, size_t rows) {
   rows = rows < pending.mr - pending.rows_done ? rows : pending.mr - pending.rows_done;
@@ -66,13 +71,14 @@ void FinishPending(PendingTile& pending) {
   pending.valid = false;
 }
 
-void LoadTileConfig() {
+void LoadTileConfig(void* kernel_state) {
   _tile_loadconfig(&kTileConfig);
-  t_pending.valid = false;
+  new (kernel_state) PendingTile;
+  Pending(kernel_state).valid = false;
 }
 
-void FinishAndReleaseTiles() {
-  FinishPending(t_pending);
+void FinishAndReleaseTiles(void* kernel_state) {
+  FinishPending(Pending(kernel_state));
   _tile_release();
 }
 
@@ -80,7 +86,7 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
                                const QGemmTileParams* p) {
   const uint8_t* a = static_cast<const uint8_t*>(a_packed);
   const uint8_t* b = static_cast<const uint8_t*>(b_packed);
-  PendingTile& pending = t_pending;
+  PendingTile& pending = Pending(p->kernel_state);
   // The previous tile's rows, spread over this tile's K groups.
   // Rows in pairs, as the epilogue narrows them.
   const size_t rows_per_group =

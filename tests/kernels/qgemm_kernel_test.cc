@@ -142,7 +142,9 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       p.deferrable = !acc_mode && (o.m + o.k) % 2 == 0;
       p.dot_in = nullptr;
       p.dot_out = nullptr;
-      if (kernel.enter) kernel.enter();
+      alignas(64) uint8_t kernel_state[cpuml::kKernelStateBytes];
+      p.kernel_state = kernel_state;
+      if (kernel.enter) kernel.enter(kernel_state);
       const size_t groups = f.Groups(o.k), block = k_block ? k_block : groups;
       alignas(64) int32_t carried[cpuml::kMaxKBlockTileElements];
       for (size_t g0 = 0; g0 < groups; g0 += block) {
@@ -154,7 +156,7 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
         const size_t group_bytes = f.kr * f.ElementBytes();
         kernel.run(o.m, nr, g, a_packed + g0 * f.mr * group_bytes, f.PanelData(panel) + g0 * f.nr * group_bytes, &p);
       }
-      if (kernel.leave) kernel.leave();
+      if (kernel.leave) kernel.leave(kernel_state);
 
       size_t wrong = 0;
       for (size_t i = 0; i < f.mr; ++i)
