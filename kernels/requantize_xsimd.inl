@@ -67,7 +67,7 @@ inline __m128i PackInt16(__m128i a, __m128i b, bool out_signed) {
 }
 inline void StoreRowPair(uint8_t* first, uint8_t* second, __m128i packed, bool both) {
   _mm_storel_epi64(reinterpret_cast<__m128i*>(first), packed);
-  if (both) _mm_storeh_pd(reinterpret_cast<double*>(second), _mm_castsi128_pd(packed));
+  if (both) _mm_storel_epi64(reinterpret_cast<__m128i*>(second), _mm_unpackhi_epi64(packed, packed));
 }
 #endif
 
