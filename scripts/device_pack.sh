@@ -4,6 +4,7 @@
 # (git-ignored), for a machine without those packages (the Emerald Rapids device). There:
 #   cd .device && LD_LIBRARY_PATH=$PWD/lib ./cpuml_tests
 #   bash scripts/device_bench.sh .device OUT_DIR     (or scripts/device_session.sh: tests, probes, fills, peers)
+#   CPUML_BENCH_BINARY=$PWD/cpuml_bench taskset -c 3 python3 ../bench/device_interleaved.py $PWD/lib/libcpuml.so
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ensure_packages "${BASE_PACKAGES[@]}"
 cmake -S "$ROOT" -B "$ROOT/build/device" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=OFF -DCPUML_WERROR=ON > /dev/null
@@ -16,6 +17,8 @@ for binary in tests/cpuml_tests tests/cpuml_allocation_failure_test tests/cpuml_
   cp "$ROOT/build/device/$binary" "$DEST/"
 done
 cp -r "$ROOT/tests/fuzz/corpus" "$DEST/corpus"
+# The shared library itself, for bench/device_interleaved.py (ctypes).
+cp -L "$ROOT/build/device/libcpuml.so" "$DEST/lib/libcpuml.so"
 # Libraries outside glibc and libstdc++ (the device's are newer and serve).
 ldd "$DEST"/cpuml_* | awk '/=> \// {print $3}' | sort -u | grep -E 'cpuinfo|pthreadpool|benchmark|gtest' |
   while read -r lib; do cp -L "$lib" "$DEST/lib/"; done
