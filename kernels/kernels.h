@@ -78,6 +78,11 @@ struct QGemmTileParams {
   // leave may then finish the tile later, overlapping its epilogue with the next tile's work.
   // The arrays above stay valid until leave().
   bool deferrable;
+  // Bytes of packed B that the tiles after this one will read first (the next block of B), which
+  // the kernel may pull into L2 while it multiplies; NULL when there is none. The front end hands
+  // each tile of a row block an equal share, so the block is in L2 before its first tile.
+  const uint8_t* prefetch_b;
+  size_t prefetch_b_bytes;
   // For a kernel with enter and leave: the kKernelStateBytes (64-byte aligned) the caller passed
   // to enter() on this thread, kept until leave(); what the kernel carries between tiles lives
   // there (a thread_local in a shared library costs a __tls_get_addr call per tile).

@@ -199,13 +199,27 @@ struct QGemmPlan::RunJob {
 
     if (pack_in_block)
       for (size_t tile = m_block * m_tiles_per_block; tile < tile_end; ++tile) PackATiles(a_matrix, tile);
+    const size_t tile_begin = m_block * m_tiles_per_block, panel_begin = n_block * panels_per_block;
+    const size_t group_bytes = f.kr * f.ElementBytes();
+    // The B block a (panel, first K group) sweep over this row block reads, if it is one K block
+    // of the single exact chunk; the next sweep's is prefetched during this one.
+    auto b_block = [&](size_t panel, size_t g0, size_t* bytes) -> const uint8_t* {
+      *bytes = 0;
+      if (!exact_in_int32 || panel >= panel_end || g0 >= groups) return nullptr;
+      *bytes = f.nr * std::min(block, groups - g0) * group_bytes;
+      return f.PanelData(packed_b + (b_matrix * p.panels_ + panel) * p.b_panel_stride_ + p.chunks_[0].b_offset) +
+             g0 * f.nr * group_bytes;
+    };
     if (kernel.enter) kernel.enter(kernel_state);
-    for (size_t panel = n_block * panels_per_block; panel < panel_end; ++panel) {
+    for (size_t panel = panel_begin; panel < panel_end; ++panel) {
       const size_t n0 = panel * f.nr;
       const size_t nr = std::min<size_t>(f.nr, p.n_ - n0);
       const uint8_t* b_panel = packed_b + (b_matrix * p.panels_ + panel) * p.b_panel_stride_;
       for (size_t g0 = 0; g0 < groups; g0 += block) {
-      for (size_t tile = m_block * m_tiles_per_block; tile < tile_end; ++tile) {
+      size_t next_bytes;
+      const uint8_t* next = g0 + block < groups ? b_block(panel, g0 + block, &next_bytes) : b_block(panel + 1, 0, &next_bytes);
+      const size_t share = (next_bytes / (tile_end - tile_begin) + 63) / 64 * 64;
+      for (size_t tile = tile_begin; tile < tile_end; ++tile) {
         const size_t m0 = tile * f.mr;
         const size_t mr = std::min<size_t>(f.mr, p.m_ - m0);
         const uint8_t* a_tile = packed_a + (a_matrix * p.m_tiles_ + tile) * p.a_tile_stride_;
@@ -220,6 +234,9 @@ struct QGemmPlan::RunJob {
         params.col_b = q->use_col_b ? q->col_b + n0 : nullptr;
         params.out_signed = out->is_signed;
         params.kernel_state = kernel_state;
+        const size_t share_begin = std::min(next_bytes, (tile - tile_begin) * share);
+        params.prefetch_b = next ? next + share_begin : nullptr;
+        params.prefetch_b_bytes = std::min(next_bytes - share_begin, share);
         uint8_t* out_tile = out_base + m0 * out->row_stride + n0 * out->col_stride;
         auto run_chunk = [&](size_t c) {
           const Chunk& chunk = p.chunks_[c];

@@ -142,6 +142,8 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       p.deferrable = !acc_mode && (o.m + o.k) % 2 == 0;
       p.dot_in = nullptr;
       p.dot_out = nullptr;
+      p.prefetch_b = nullptr;
+      p.prefetch_b_bytes = 0;
       alignas(64) uint8_t kernel_state[cpuml::kKernelStateBytes];
       p.kernel_state = kernel_state;
       if (kernel.enter) kernel.enter(kernel_state);
