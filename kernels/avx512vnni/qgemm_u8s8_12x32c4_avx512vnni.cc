@@ -30,7 +30,8 @@ constexpr size_t kMr = 12, kNr = 32, kKr = 4;
 // a short edge tile or a small M costs only its own rows.
 // `carried`: the dot products of earlier K blocks ([kMr][kNr]), or NULL to start from zero.
 template <size_t kRows>
-void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr]) {
+void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr],
+             const char* prefetch, const char* prefetch_end) {
   __m512i acc[kRows][2];
   constexpr size_t kLanes = sizeof(__m512i) / 4;
 #pragma GCC unroll 12
@@ -43,6 +44,11 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t*
     }
   }
   for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
+    // The next B block into L2, a line per K group (QGemmTileParams::prefetch_b).
+    if (prefetch < prefetch_end) {
+      _mm_prefetch(prefetch, _MM_HINT_T1);
+      prefetch += 64;
+    }
     const __m512i b0 = _mm512_load_si512(b), b1 = _mm512_load_si512(b + 1);
 #pragma GCC unroll 12
     for (size_t i = 0; i < kRows; ++i) {
@@ -111,7 +117,8 @@ void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_
 }
 
 template <>
-void DotRows<1>(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr]) {
+void DotRows<1>(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr],
+                const char*, const char*) {
   DotOneRow<kMr, BStream::kSparseTwoLevels>(k_groups, a, b, carried, tile[0]);
 }
 
@@ -124,7 +131,11 @@ static void qgemm_u8s8_12x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups
   alignas(64) int32_t own_tile[kMr][kNr];
   // A K block before the last leaves its dot products in the front end's carry.
   int32_t(*tile)[kNr] = p->dot_out ? reinterpret_cast<int32_t(*)[kNr]>(p->dot_out) : own_tile;
-  WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, p->dot_in, tile); });
+  const char* prefetch = reinterpret_cast<const char*>(p->prefetch_b);
+  const char* prefetch_end = prefetch ? prefetch + p->prefetch_b_bytes : nullptr;
+  WithRowCount<kMr>(mr, [&](auto rows) {
+    DotRows<decltype(rows)::value>(k_groups, a, b, p->dot_in, tile, prefetch, prefetch_end);
+  });
   if (p->dot_out) return;
   RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }
