@@ -146,10 +146,10 @@ def ort_runner(threads, m, k, n):
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
     rng = np.random.default_rng(1)
-    inits = [numpy_helper.from_array(rng.integers(-128, 128, (k, n)).astype(np.int8), "B"),
-             numpy_helper.from_array(np.array(0.015, np.float32), "bs"), numpy_helper.from_array(np.array(0, np.int8), "bz"),
-             numpy_helper.from_array(np.array(0.02, np.float32), "as"), numpy_helper.from_array(np.array(3, np.uint8), "az"),
-             numpy_helper.from_array(np.array(0.5, np.float32), "ys"), numpy_helper.from_array(np.array(7, np.uint8), "yz")]
+    values = {"B": rng.integers(-128, 128, (k, n)).astype(np.int8), "bs": np.array(0.015, np.float32),
+              "bz": np.array(0, np.int8), "as": np.array(0.02, np.float32), "az": np.array(3, np.uint8),
+              "ys": np.array(0.5, np.float32), "yz": np.array(7, np.uint8)}
+    inits = [numpy_helper.from_array(value, name) for name, value in values.items()]
     node = helper.make_node("QLinearMatMul", ["A", "as", "az", "B", "bs", "bz", "ys", "yz"], ["Y"])
     graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("A", TensorProto.UINT8, [m, k])],
                               [helper.make_tensor_value_info("Y", TensorProto.UINT8, [m, n])], inits)
@@ -179,7 +179,8 @@ def main():
     skipped = set()
     threads, pool = 1, None
     for m, k, n in SHAPES:
-        runners = {f"cpuml/{t}": Cpuml(lib, pool, m, k, n, t[0] == "s", t[2] == "s") for t in ("u8s8", "u8u8", "s8s8", "s8u8")}
+        runners = {f"cpuml/{t}": Cpuml(lib, pool, m, k, n, t[0] == "s", t[2] == "s")
+                   for t in ("u8s8", "u8u8", "s8s8", "s8u8")}
         for name, make in (("torch_onednn", lambda: torch_runner("onednn", threads, m, k, n)),
                            ("torch_fbgemm", lambda: torch_runner("fbgemm", threads, m, k, n)),
                            ("onnxruntime", lambda: ort_runner(threads, m, k, n))):

@@ -40,7 +40,8 @@ inline __m512i PackInt16(__m512i a, __m512i b, bool out_signed) {
   return out_signed ? _mm512_packs_epi16(a, b) : _mm512_packus_epi16(a, b);
 }
 inline void StoreRowPair(uint8_t* first, uint8_t* second, __m512i packed, bool both) {
-  const __m512i rows = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), packed);
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const __m512i rows = _mm512_permutexvar_epi32(order, packed);
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(first), _mm512_castsi512_si256(rows));
   if (both) _mm256_storeu_si256(reinterpret_cast<__m256i*>(second), _mm512_extracti64x4_epi64(rows, 1));
 }

@@ -217,7 +217,8 @@ struct QGemmPlan::RunJob {
       const uint8_t* b_panel = packed_b + (b_matrix * p.panels_ + panel) * p.b_panel_stride_;
       for (size_t g0 = 0; g0 < groups; g0 += block) {
       size_t next_bytes;
-      const uint8_t* next = g0 + block < groups ? b_block(panel, g0 + block, &next_bytes) : b_block(panel + 1, 0, &next_bytes);
+      const uint8_t* next =
+          g0 + block < groups ? b_block(panel, g0 + block, &next_bytes) : b_block(panel + 1, 0, &next_bytes);
       const size_t share = (next_bytes / (tile_end - tile_begin) + 63) / 64 * 64;
       for (size_t tile = tile_begin; tile < tile_end; ++tile) {
         const size_t m0 = tile * f.mr;
@@ -318,7 +319,8 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   job.pack_in_block = n_blocks == 1 && a_grid_.Count() == batch_count;
   if (!job.pack_in_block)
     pthreadpool_parallelize_2d(
-        pool, [](void* context, size_t matrix, size_t tile) { static_cast<const RunJob*>(context)->PackATiles(matrix, tile); },
+        pool,
+        [](void* context, size_t matrix, size_t tile) { static_cast<const RunJob*>(context)->PackATiles(matrix, tile); },
         &job, a_grid_.Count(), m_tiles_, 0);
   pthreadpool_parallelize_3d(
       pool,

@@ -76,7 +76,9 @@ static void qgemm_x16_6x16c2__avx2(size_t mr, size_t nr, size_t k_groups, const 
   int32_t(*tile)[kNr] = p->dot_out ? reinterpret_cast<int32_t(*)[kNr]>(p->dot_out) : own_tile;
   const char* prefetch = reinterpret_cast<const char*>(p->prefetch_b);
   const char* prefetch_end = prefetch ? prefetch + p->prefetch_b_bytes : nullptr;
-  WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, p->dot_in, tile, prefetch, prefetch_end); });
+  WithRowCount<kMr>(mr, [&](auto rows) {
+    DotRows<decltype(rows)::value>(k_groups, a, b, p->dot_in, tile, prefetch, prefetch_end);
+  });
   if (p->dot_out) return;
   RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }

@@ -100,7 +100,9 @@ static void qgemm_u8s8_6x16c4__avxvnni(size_t mr, size_t nr, size_t k_groups, co
   alignas(32) int32_t tile[kMr][kNr];
   const char* prefetch = reinterpret_cast<const char*>(p->prefetch_b);
   const char* prefetch_end = prefetch ? prefetch + p->prefetch_b_bytes : nullptr;
-  WithRowCount<kMr>(mr, [&](auto rows) { DotRows<decltype(rows)::value>(k_groups, a, b, tile, prefetch, prefetch_end); });
+  WithRowCount<kMr>(mr, [&](auto rows) {
+    DotRows<decltype(rows)::value>(k_groups, a, b, tile, prefetch, prefetch_end);
+  });
   RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }
 
