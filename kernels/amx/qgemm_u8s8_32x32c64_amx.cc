@@ -61,10 +61,10 @@ PendingTile& Pending(void* kernel_state) { return *static_cast<PendingTile*>(ker
 
 // The next B block into L2, a few lines per K group, so that the row block's first tile on it
 // does not wait on the last-level cache (2048^3: each 32 KB block of B is read from L3 once per
-// row block, by its first tile). Emerald Rapids, one process alternating builds, one thread: 2048^3
-// x1.05, 16x4096x4096 (one tile per block, 32 lines a group) x1.15, 128x768x3072 x1.05; capping
-// the lines per group at 4 or 8 kept less of that and changed nothing at 16 threads. The cap only
-// bounds a share larger than any block of B (32 KB over 16 groups is 32 lines).
+// row block, by its first tile). Emerald Rapids, one process alternating builds, one thread, two
+// runs: 2048^3 x1.04-1.05, 128x768x3072 x1.08-1.11, 16x4096x4096 (one tile per block, 32 lines a
+// group) x1.05-1.16; capping the lines per group at 4 or 8 kept less of that and changed nothing at
+// 16 threads. The cap only bounds a share larger than any block of B (32 KB over 16 groups).
 constexpr size_t kMaxPrefetchLinesPerGroup = 32;
 struct BlockPrefetch {
   const char* next;
