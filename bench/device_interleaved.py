@@ -17,7 +17,9 @@ Usage: taskset -c CORE python3 bench/device_interleaved.py LIBCPUML [ROUNDS]
   CPUML_BENCH_SHAPES=MxKxN,... picks the shapes (default: the AMX issue's six).
   CPUML_BENCH_BINARY=path/to/cpuml_bench adds its register-only AMX probe before every round, and
   the ratios are then also given separately for the rounds that began with the tile unit at full
-  speed (probe above 3500 GOPS) and at about half (below 2600)."""
+  speed (probe above 3500 GOPS) and at about half (below 2600); with it, cpuml / probe per round too.
+  CPUML_BENCH_PROBE names another of its isa_peak probes (e.g. avx512vnni_vpdpbusd, with
+  CPUML_MAX_ISA=avx512vnni to time that tier)."""
 import re
 import subprocess
 import ctypes
@@ -167,13 +169,14 @@ def main():
     lib = load_cpuml(sys.argv[1])
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     probe_binary = os.environ.get("CPUML_BENCH_BINARY")
+    probe_name = os.environ.get("CPUML_BENCH_PROBE", "amx_tdpbusd")
 
     def probe():
         if not probe_binary:
             return None
-        out = subprocess.run([probe_binary, "--benchmark_filter=isa_peak/amx_tdpbusd$", "--benchmark_min_time=0.02",
+        out = subprocess.run([probe_binary, f"--benchmark_filter=isa_peak/{probe_name}$", "--benchmark_min_time=0.02",
                               "--benchmark_format=csv"], capture_output=True, text=True).stdout
-        match = re.search(r'^"isa_peak/amx_tdpbusd".*,([\d.]+)$', out, re.M)
+        match = re.search(rf'^"isa_peak/{probe_name}".*,([\d.]+)$', out, re.M)
         return float(match.group(1)) if match else None
     print(f"cpuml tier: {lib.cpuml_isa_name(lib.cpuml_get_isa()).decode()}; {rounds} rounds per case", flush=True)
     skipped = set()
@@ -206,13 +209,18 @@ def main():
             line += f"  | cpuml / best of oneDNN, ORT (median of per-round ratios) {statistics.median(ratios):.2f}"
             for mode, keep in (("full", lambda g: g > 3500), ("half", lambda g: g < 2600)):
                 picked = [x for x, g in zip(ratios, probes) if g is not None and keep(g)]
-                if picked:
+                if picked and probe_name == "amx_tdpbusd":
                     line += f", {mode}-speed rounds ({len(picked)}) {statistics.median(picked):.2f}"
+        if "torch_fbgemm/u8s8" in gops:
+            fbgemm = gops["torch_fbgemm/u8s8"]
+            line += f"  | cpuml / FBGEMM {statistics.median(base[r] / fbgemm[r] for r in range(rounds)):.2f}"
         types = ", ".join(f"{statistics.median(gops[f'cpuml/{t}'][r] / base[r] for r in range(rounds)):.2f}"
                           for t in ("u8u8", "s8s8", "s8u8"))
         line += f"  | u8u8, s8s8, s8u8 / u8s8 {types}"
         if any(g is not None for g in probes):
-            line += f"  | AMX probe median {statistics.median(g for g in probes if g is not None):.0f} GOPS"
+            line += f"  | {probe_name} probe median {statistics.median(g for g in probes if g is not None):.0f} GOPS"
+            line += (", cpuml / probe " +
+                     f"{statistics.median(b / g for b, g in zip(base, probes) if g is not None):.2f}")
         print(line, flush=True)
 
 
