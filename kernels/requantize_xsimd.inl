@@ -30,8 +30,6 @@ using EpilogueFloat = xsimd::batch<float, CPUML_XSIMD_ARCH>;
 // stored as two row halves. One pack and a quarter of a permute per vector, where a vpmovdb and
 // a masked store per vector had been the epilogue's largest cost on the AMX tier.
 #if defined(__AVX512BW__)
-using PackedVector = __m512i;
-using PackedHalf = __m256i;
 inline __m512 MinKeepingNaN(__m512 hi, __m512 y) { return _mm512_min_ps(hi, y); }
 inline __m512i RoundToInt32(__m512 y) { return _mm512_cvtps_epi32(y); }
 inline __m512i PackInt32(__m512i a, __m512i b) { return _mm512_packs_epi32(a, b); }
@@ -118,11 +116,14 @@ void RequantizeRowPairs(const int32_t* tile, size_t row0, size_t mr, const QGemm
   using Int = EpilogueInt;
   using Float = EpilogueFloat;
   constexpr size_t kLanes = TileColumns<kTileColumns>::kLanes;
-  const Int column_term0 = c.add_column_term ? c.column_term[0] : Int(0);
-  const Int column_term1 = c.add_column_term ? c.column_term[1] : Int(0);
+  const Int column_term0 = c.column_term[0], column_term1 = c.column_term[1];
   const Float multiplier0 = c.multiplier[0], multiplier1 = c.multiplier[1];
   auto row_int16 = [&](const int32_t* row, size_t i) {
-    Int acc0 = Int::load_aligned(row) + column_term0, acc1 = Int::load_aligned(row + kLanes) + column_term1;
+    Int acc0 = Int::load_aligned(row), acc1 = Int::load_aligned(row + kLanes);
+    if (c.add_column_term) {
+      acc0 += column_term0;
+      acc1 += column_term1;
+    }
     if (c.uniform_col_b) {
       const Int row_term(static_cast<int32_t>(static_cast<uint32_t>(p.row_b[i]) * static_cast<uint32_t>(p.col_b[0])));
       acc0 += row_term;
