@@ -104,6 +104,12 @@ struct TileColumns {
   }
 };
 
+// Row i's row_b * col_b when every column has the same col_b (a per-tensor B zero point), in
+// wrapping int32 arithmetic like the vector lanes' (the sum is exact; its parts may wrap).
+inline int32_t UniformRowTerm(const QGemmTileParams& p, size_t i) {
+  return static_cast<int32_t>(static_cast<uint32_t>(p.row_b[i]) * static_cast<uint32_t>(p.col_b[0]));
+}
+
 // The common case of RequantizeRows below, a row pair at a time: whole rows of two vectors,
 // one multiplier per column (per-tensor A and output scales), the A zero point per tensor. Row
 // i's bytes are the formula's: min(hi, y) keeps a NaN y, which converts to INT32_MIN like any y
@@ -125,7 +131,7 @@ void RequantizeRowPairs(const int32_t* tile, size_t row0, size_t mr, const QGemm
       acc1 += column_term1;
     }
     if (c.uniform_col_b) {
-      const Int row_term(static_cast<int32_t>(static_cast<uint32_t>(p.row_b[i]) * static_cast<uint32_t>(p.col_b[0])));
+      const Int row_term(UniformRowTerm(p, i));
       acc0 += row_term;
       acc1 += row_term;
     }
@@ -185,9 +191,7 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
     for (size_t i = row0; i < row0 + mr; ++i) {
       const int32_t* row = tile + (i - row0) * kTileColumns;
       const Int row_a(p.row_a[i]), row_b(p.row_b[i]);
-      // Wrapping int32 arithmetic like the vector lanes' (the sum is exact; its parts may wrap).
-      const Int row_term(c.uniform_col_b ? static_cast<int32_t>(static_cast<uint32_t>(p.row_b[i]) * static_cast<uint32_t>(p.col_b[0]))
-                                         : 0);
+      const Int row_term(c.uniform_col_b ? UniformRowTerm(p, i) : 0);
       const Float a_scale(p.a_scale[i]), out_scale(p.out_scale[i]), lo(p.out_min[i]), hi(p.out_max[i]);
       const Int zero_point(p.out_zero_point[i]);
       uint8_t* out = static_cast<uint8_t*>(p.out) + i * p.out_row_stride;

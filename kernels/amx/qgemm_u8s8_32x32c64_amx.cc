@@ -10,7 +10,6 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include <algorithm>
 #include <new>
 
 #include <xsimd/xsimd.hpp>
@@ -21,6 +20,7 @@
 #define CPUML_TIER amx
 #define CPUML_XSIMD_ARCH xsimd::avx512bw
 
+#include "kernels/block_prefetch.inl"
 #include "kernels/requantize_xsimd.inl"
 
 namespace cpuml {
@@ -59,25 +59,12 @@ static_assert(sizeof(PendingTile) <= kKernelStateBytes && alignof(PendingTile) <
 
 PendingTile& Pending(void* kernel_state) { return *static_cast<PendingTile*>(kernel_state); }
 
-// The next B block into L2, a few lines per K group, so that the row block's first tile on it
-// does not wait on the last-level cache (2048^3: each 32 KB block of B is read from L3 once per
-// row block, by its first tile). Emerald Rapids, one process alternating builds, one thread, two
-// runs: 2048^3 x1.04-1.05, 128x768x3072 x1.08-1.11, 16x4096x4096 (one tile per block, 32 lines a
-// group) x1.05-1.16; capping the lines per group at 4 or 8 kept less of that and changed nothing at
-// 16 threads. The cap only bounds a share larger than any block of B (32 KB over 16 groups).
+// B's next block (block_prefetch.inl) up to 32 lines a K group: that bounds only a share larger
+// than any block of B (32 KB over 16 groups). Emerald Rapids, one process alternating builds, one
+// thread, two runs: 2048^3 x1.04-1.05, 128x768x3072 x1.08-1.11, 16x4096x4096 (one tile per block,
+// 32 lines a group) x1.05-1.16; capping at 4 or 8 lines kept less of that and changed nothing at
+// 16 threads.
 constexpr size_t kMaxPrefetchLinesPerGroup = 32;
-struct BlockPrefetch {
-  const char* next;
-  const char* end;
-  size_t lines_per_group;
-  BlockPrefetch(const uint8_t* bytes, size_t count, size_t k_groups)
-      : next(reinterpret_cast<const char*>(bytes)),
-        end(reinterpret_cast<const char*>(bytes) + (bytes ? count : 0)),
-        lines_per_group(std::min(kMaxPrefetchLinesPerGroup, (count / 64 + k_groups - 1) / (k_groups ? k_groups : 1))) {}
-  void Step() {
-    for (size_t i = 0; i < lines_per_group && next < end; ++i, next += 64) _mm_prefetch(next, _MM_HINT_T1);
-  }
-};
 
 void RequantizePendingRows(PendingTile& pending, size_t rows) {
   rows = rows < pending.mr - pending.rows_done ? rows : pending.mr - pending.rows_done;
@@ -109,7 +96,7 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   const uint8_t* b = static_cast<const uint8_t*>(b_packed);
   PendingTile& pending = Pending(p->kernel_state);
   // The previous tile's rows, spread over this tile's K groups.
-  BlockPrefetch prefetch(p->prefetch_b, p->prefetch_b_bytes, k_groups);
+  BlockPrefetch<kMaxPrefetchLinesPerGroup> prefetch(*p, k_groups);
   // Rows in pairs, as the epilogue narrows them.
   const size_t rows_per_group =
       pending.valid ? ((pending.mr + 1) / 2 + k_groups - 1) / (k_groups ? k_groups : 1) * 2 : 0;

@@ -20,6 +20,7 @@
 #define CPUML_XSIMD_ARCH xsimd::avx2
 
 #include "kernels/store_low_bytes_avx2.inl"
+#include "kernels/block_prefetch.inl"
 #include "kernels/requantize_xsimd.inl"
 
 namespace cpuml {
@@ -45,17 +46,13 @@ inline __m256i DotQuads(__m256i a_quad, const __m256i* b, __m256i ones) {
 // as vpmaddubsw's memory operand (two L1 loads per row and quad, within two loads a cycle).
 template <size_t kRows>
 void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile)[kNr],
-             const char* prefetch, const char* prefetch_end) {
+             BlockPrefetch<1> prefetch) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[kRows][2];
 #pragma GCC unroll 6
   for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
   for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
-    // The next B block into L2, a line per K group (QGemmTileParams::prefetch_b).
-    if (prefetch < prefetch_end) {
-      _mm_prefetch(prefetch, _MM_HINT_T1);
-      prefetch += 64;
-    }
+    prefetch.Step();  // the next B block into L2, a line per K group
 #pragma GCC unroll 6
     for (size_t i = 0; i < kRows; ++i) {
       const __m256i ai = _mm256_set1_epi32(a[i]);
@@ -77,10 +74,9 @@ static void qgemm_u8s7_6x16c4__avx2(size_t mr, size_t nr, size_t k_groups, const
   const int32_t* a = static_cast<const int32_t*>(a_packed);
   const __m256i* b = static_cast<const __m256i*>(b_packed);
   alignas(32) int32_t tile[kMr][kNr];
-  const char* prefetch = reinterpret_cast<const char*>(p->prefetch_b);
-  const char* prefetch_end = prefetch ? prefetch + p->prefetch_b_bytes : nullptr;
+  const BlockPrefetch<1> prefetch(*p, k_groups);
   WithRowCount<kMr>(mr, [&](auto rows) {
-    DotRows<decltype(rows)::value>(k_groups, a, b, tile, prefetch, prefetch_end);
+    DotRows<decltype(rows)::value>(k_groups, a, b, tile, prefetch);
   });
   RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }

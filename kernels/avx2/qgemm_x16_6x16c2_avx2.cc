@@ -19,6 +19,7 @@
 #define CPUML_XSIMD_ARCH xsimd::avx2
 
 #include "kernels/store_low_bytes_avx2.inl"
+#include "kernels/block_prefetch.inl"
 #include "kernels/requantize_xsimd.inl"
 
 namespace cpuml {
@@ -32,7 +33,7 @@ constexpr size_t kMr = 6, kNr = 16, kKr = 2;
 // `carried`: the dot products of earlier K blocks ([kMr][kNr]), or NULL to start from zero.
 template <size_t kRows>
 void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, const int32_t* carried, int32_t (*tile)[kNr],
-             const char* prefetch, const char* prefetch_end) {
+             BlockPrefetch<1> prefetch) {
   __m256i acc[kRows][2];
   constexpr size_t kLanes = sizeof(__m256i) / 4;
 #pragma GCC unroll 6
@@ -45,11 +46,7 @@ void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, const int32_t*
     }
   }
   for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
-    // The next B block into L2, a line per K group (QGemmTileParams::prefetch_b).
-    if (prefetch < prefetch_end) {
-      _mm_prefetch(prefetch, _MM_HINT_T1);
-      prefetch += 64;
-    }
+    prefetch.Step();  // the next B block into L2, a line per K group
     const __m256i b0 = _mm256_load_si256(b), b1 = _mm256_load_si256(b + 1);
 #pragma GCC unroll 6
     for (size_t i = 0; i < kRows; ++i) {
@@ -74,10 +71,9 @@ static void qgemm_x16_6x16c2__avx2(size_t mr, size_t nr, size_t k_groups, const 
   alignas(32) int32_t own_tile[kMr][kNr];
   // A K block before the last leaves its dot products in the front end's carry.
   int32_t(*tile)[kNr] = p->dot_out ? reinterpret_cast<int32_t(*)[kNr]>(p->dot_out) : own_tile;
-  const char* prefetch = reinterpret_cast<const char*>(p->prefetch_b);
-  const char* prefetch_end = prefetch ? prefetch + p->prefetch_b_bytes : nullptr;
+  const BlockPrefetch<1> prefetch(*p, k_groups);
   WithRowCount<kMr>(mr, [&](auto rows) {
-    DotRows<decltype(rows)::value>(k_groups, a, b, p->dot_in, tile, prefetch, prefetch_end);
+    DotRows<decltype(rows)::value>(k_groups, a, b, p->dot_in, tile, prefetch);
   });
   if (p->dot_out) return;
   RequantizeTile<kNr>(&tile[0][0], mr, nr, p);

@@ -17,6 +17,7 @@
 #define CPUML_TIER avx512vnni
 #define CPUML_XSIMD_ARCH xsimd::avx512bw
 
+#include "kernels/block_prefetch.inl"
 #include "kernels/requantize_xsimd.inl"
 
 namespace cpuml {
@@ -31,7 +32,7 @@ constexpr size_t kMr = 12, kNr = 32, kKr = 4;
 // `carried`: the dot products of earlier K blocks ([kMr][kNr]), or NULL to start from zero.
 template <size_t kRows>
 void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr],
-             const char* prefetch, const char* prefetch_end) {
+             BlockPrefetch<1> prefetch) {
   __m512i acc[kRows][2];
   constexpr size_t kLanes = sizeof(__m512i) / 4;
 #pragma GCC unroll 12
@@ -44,11 +45,7 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t*
     }
   }
   for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
-    // The next B block into L2, a line per K group (QGemmTileParams::prefetch_b).
-    if (prefetch < prefetch_end) {
-      _mm_prefetch(prefetch, _MM_HINT_T1);
-      prefetch += 64;
-    }
+    prefetch.Step();  // the next B block into L2, a line per K group
     const __m512i b0 = _mm512_load_si512(b), b1 = _mm512_load_si512(b + 1);
 #pragma GCC unroll 12
     for (size_t i = 0; i < kRows; ++i) {
@@ -118,7 +115,7 @@ void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_
 
 template <>
 void DotRows<1>(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr],
-                const char*, const char*) {
+                BlockPrefetch<1>) {
   DotOneRow<kMr, BStream::kSparseTwoLevels>(k_groups, a, b, carried, tile[0]);
 }
 
@@ -131,10 +128,9 @@ static void qgemm_u8s8_12x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups
   alignas(64) int32_t own_tile[kMr][kNr];
   // A K block before the last leaves its dot products in the front end's carry.
   int32_t(*tile)[kNr] = p->dot_out ? reinterpret_cast<int32_t(*)[kNr]>(p->dot_out) : own_tile;
-  const char* prefetch = reinterpret_cast<const char*>(p->prefetch_b);
-  const char* prefetch_end = prefetch ? prefetch + p->prefetch_b_bytes : nullptr;
+  const BlockPrefetch<1> prefetch(*p, k_groups);
   WithRowCount<kMr>(mr, [&](auto rows) {
-    DotRows<decltype(rows)::value>(k_groups, a, b, p->dot_in, tile, prefetch, prefetch_end);
+    DotRows<decltype(rows)::value>(k_groups, a, b, p->dot_in, tile, prefetch);
   });
   if (p->dot_out) return;
   RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
