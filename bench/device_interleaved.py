@@ -10,7 +10,9 @@ cpuml is called through ctypes on libcpuml.so (the public C API), u8 A x s8 B ow
 operator, u8 output, per-tensor scales and zero points like the peers'; the other three type
 combinations of cpuml run in the same rounds. Prints, per shape and thread count, the median GOPS
 of every library and the median over rounds of cpuml / the faster of oneDNN and ONNX Runtime.
-Usage: taskset -c CORE python3 bench/device_interleaved.py LIBCPUML [ROUNDS]
+Usage: taskset -c CORE python3 bench/device_interleaved.py LIBCPUML[,OTHER_LIBCPUML...] [ROUNDS]
+  Further builds of libcpuml.so after commas (a change against the build before it) run u8s8 in
+  the same rounds, each reported as the median of its per-round ratios to the first build.
   One thread only, every library on the caller's (pinned) thread: with several threads, each
   library's idle workers keep spinning while the next library runs, and the rounds measure that
   contention instead (bench/device_peers.py and scripts/device_bench.sh time those per process).
@@ -166,7 +168,12 @@ def ort_runner(threads, m, k, n):
 
 
 def main():
-    lib = load_cpuml(sys.argv[1])
+    paths = sys.argv[1].split(",")
+    lib = load_cpuml(paths[0])
+    # Each build in its own namespace (ctypes loads with RTLD_LOCAL), so none resolves to another.
+    variants = {f"build{i}": load_cpuml(path) for i, path in enumerate(paths[1:], 1)}
+    for name, path in zip(variants, paths[1:]):
+        print(f"{name}: {path}", flush=True)
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     probe_binary = os.environ.get("CPUML_BENCH_BINARY")
     probe_name = os.environ.get("CPUML_BENCH_PROBE", "amx_tdpbusd")
@@ -184,6 +191,8 @@ def main():
     for m, k, n in SHAPES:
         runners = {f"cpuml/{t}": Cpuml(lib, pool, m, k, n, t[0] == "s", t[2] == "s")
                    for t in ("u8s8", "u8u8", "s8s8", "s8u8")}
+        for name, variant in variants.items():
+            runners[f"{name}/u8s8"] = Cpuml(variant, pool, m, k, n, False, True)
         for name, make in (("torch_onednn", lambda: torch_runner("onednn", threads, m, k, n)),
                            ("torch_fbgemm", lambda: torch_runner("fbgemm", threads, m, k, n)),
                            ("onnxruntime", lambda: ort_runner(threads, m, k, n))):
@@ -217,6 +226,8 @@ def main():
         types = ", ".join(f"{statistics.median(gops[f'cpuml/{t}'][r] / base[r] for r in range(rounds)):.2f}"
                           for t in ("u8u8", "s8s8", "s8u8"))
         line += f"  | u8u8, s8s8, s8u8 / u8s8 {types}"
+        for name in variants:
+            line += f"  | {name} / cpuml {statistics.median(gops[name + '/u8s8'][r] / base[r] for r in range(rounds)):.3f}"
         if any(g is not None for g in probes):
             line += f"  | {probe_name} probe median {statistics.median(g for g in probes if g is not None):.0f} GOPS"
             line += (", cpuml / probe " +

@@ -104,10 +104,11 @@ struct TileColumns {
   }
 };
 
-// Row i's row_b * col_b when every column has the same col_b (a per-tensor B zero point), in
-// wrapping int32 arithmetic like the vector lanes' (the sum is exact; its parts may wrap).
-inline int32_t UniformRowTerm(const QGemmTileParams& p, size_t i) {
-  return static_cast<int32_t>(static_cast<uint32_t>(p.row_b[i]) * static_cast<uint32_t>(p.col_b[0]));
+// a * b in wrapping int32 arithmetic like the vector lanes' (a sum of such terms is exact; its
+// parts may wrap): row i's row_b * col_b when every column has the same col_b (a per-tensor B
+// zero point).
+inline int32_t WrappingProduct(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
 }
 
 // The common case of RequantizeRows below, a row pair at a time: whole rows of two vectors,
@@ -116,40 +117,77 @@ inline int32_t UniformRowTerm(const QGemmTileParams& p, size_t i) {
 // below the int32 range; every y below lo converts to at most lo, and the saturating packs and
 // zero-point add take all of them to the type's minimum, lo + zero point, as the clamp would.
 // Above hi, min gives hi. In range, the int16 lanes hold exactly q + zero point.
+// Built once per tile with everything the rows share copied out of the parameters, so a kernel
+// that finishes its tile a few rows at a time inside its K loop (AMX) keeps them in registers:
+// going through RequantizeRows for every two rows cost a call, a copy of the parameters and the
+// flags' reloads each time (Emerald Rapids, one thread: +4-6% on the AMX kernel with it inline).
 template <size_t kTileColumns>
-void RequantizeRowPairs(const int32_t* tile, size_t row0, size_t mr, const QGemmTileParams& p,
-                        const TileColumns<kTileColumns>& c) {
-  using Int = EpilogueInt;
-  using Float = EpilogueFloat;
-  constexpr size_t kLanes = TileColumns<kTileColumns>::kLanes;
-  const Int column_term0 = c.column_term[0], column_term1 = c.column_term[1];
-  const Float multiplier0 = c.multiplier[0], multiplier1 = c.multiplier[1];
-  auto row_int16 = [&](const int32_t* row, size_t i) {
-    Int acc0 = Int::load_aligned(row), acc1 = Int::load_aligned(row + kLanes);
-    if (c.add_column_term) {
-      acc0 += column_term0;
-      acc1 += column_term1;
-    }
-    if (c.uniform_col_b) {
-      const Int row_term(UniformRowTerm(p, i));
-      acc0 += row_term;
-      acc1 += row_term;
-    }
-    const Float hi(p.out_max[i]);
-    const auto y0 = MinKeepingNaN(hi, xsimd::to_float(acc0) * multiplier0);
-    const auto y1 = MinKeepingNaN(hi, xsimd::to_float(acc1) * multiplier1);
-    return AddInt16Saturating(PackInt32(RoundToInt32(y0), RoundToInt32(y1)), static_cast<int16_t>(p.out_zero_point[i]));
-  };
-  uint8_t* out = static_cast<uint8_t*>(p.out);
-  for (size_t r = 0; r < mr; r += 2) {
-    const size_t i = row0 + r;
-    const bool both = r + 1 < mr;
-    const auto first = row_int16(tile + r * kTileColumns, i);
-    const auto second = both ? row_int16(tile + (r + 1) * kTileColumns, i + 1) : first;
-    StoreRowPair(out + i * p.out_row_stride, both ? out + (i + 1) * p.out_row_stride : nullptr,
-                 PackInt16(first, second, p.out_signed), both);
+class RowPairEpilogue {
+ public:
+  static bool Serves(const QGemmTileParams& p, size_t nr, const TileColumns<kTileColumns>& c) {
+    return TileColumns<kTileColumns>::kVectors == 2 && !p.acc_out && nr == kTileColumns && p.multiplier &&
+           !c.per_row_a && !c.per_column_b;
   }
-}
+
+  RowPairEpilogue()
+      : column_term0_(0), column_term1_(0), multiplier0_(0.0f), multiplier1_(0.0f), row_b_(nullptr), col_b0_(0),
+        out_max_(nullptr), out_zero_point_(nullptr), out_(nullptr), out_row_stride_(0), mr_(0),
+        uniform_col_b_(false), out_signed_(false) {}
+  RowPairEpilogue(const QGemmTileParams& p, size_t mr, const TileColumns<kTileColumns>& c)
+      : column_term0_(c.add_column_term ? c.column_term[0] : EpilogueInt(0)),
+        column_term1_(c.add_column_term ? c.column_term[1] : EpilogueInt(0)),
+        multiplier0_(c.multiplier[0]),
+        multiplier1_(c.multiplier[1]),
+        row_b_(p.row_b),
+        col_b0_(c.uniform_col_b ? p.col_b[0] : 0),
+        out_max_(p.out_max),
+        out_zero_point_(p.out_zero_point),
+        out_(static_cast<uint8_t*>(p.out)),
+        out_row_stride_(p.out_row_stride),
+        mr_(mr),
+        uniform_col_b_(c.uniform_col_b),
+        out_signed_(p.out_signed) {}
+
+  // Rows [row0, min(row0 + rows, mr)) of the tile; `tile` points at row 0 (row stride
+  // kTileColumns, 64-byte aligned rows). row0 is even.
+  void Rows(const int32_t* tile, size_t row0, size_t rows) const {
+    const size_t end = rows < mr_ - row0 ? row0 + rows : mr_;
+    for (size_t i = row0; i < end; i += 2) {
+      const bool both = i + 1 < mr_;
+      const auto first = RowInt16(tile + i * kTileColumns, i);
+      const auto second = both ? RowInt16(tile + (i + 1) * kTileColumns, i + 1) : first;
+      StoreRowPair(out_ + i * out_row_stride_, both ? out_ + (i + 1) * out_row_stride_ : nullptr,
+                   PackInt16(first, second, out_signed_), both);
+    }
+  }
+
+ private:
+  static constexpr size_t kLanes = TileColumns<kTileColumns>::kLanes;
+
+  auto RowInt16(const int32_t* row, size_t i) const {
+    EpilogueInt term0 = column_term0_, term1 = column_term1_;
+    if (uniform_col_b_) {
+      const EpilogueInt row_term(WrappingProduct(row_b_[i], col_b0_));
+      term0 += row_term;
+      term1 += row_term;
+    }
+    const EpilogueInt acc0 = EpilogueInt::load_aligned(row) + term0, acc1 = EpilogueInt::load_aligned(row + kLanes) + term1;
+    const EpilogueFloat hi(out_max_[i]);
+    const auto y0 = MinKeepingNaN(hi, xsimd::to_float(acc0) * multiplier0_);
+    const auto y1 = MinKeepingNaN(hi, xsimd::to_float(acc1) * multiplier1_);
+    return AddInt16Saturating(PackInt32(RoundToInt32(y0), RoundToInt32(y1)), static_cast<int16_t>(out_zero_point_[i]));
+  }
+
+  EpilogueInt column_term0_, column_term1_;
+  EpilogueFloat multiplier0_, multiplier1_;
+  const int32_t* row_b_;
+  int32_t col_b0_;
+  const float* out_max_;
+  const int32_t* out_zero_point_;
+  uint8_t* out_;
+  size_t out_row_stride_, mr_;
+  bool uniform_col_b_, out_signed_;
+};
 
 // Finishes rows [row0, row0 + mr) of a tile of dot products (`tile` points at row row0; row
 // stride kTileColumns, 64-byte aligned rows) per QGemmTileParams: row and column terms, then the
@@ -165,8 +203,8 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
   // epilogue a fifth of a one-thread AMX 1024^3 call).
   const QGemmTileParams p = *params;
   if constexpr (kVectors == 2) {
-    if (!p.acc_out && nr == kTileColumns && p.multiplier && !columns.per_row_a && !columns.per_column_b) {
-      RequantizeRowPairs(tile, row0, mr, p, columns);
+    if (RowPairEpilogue<kTileColumns>::Serves(p, nr, columns)) {
+      RowPairEpilogue<kTileColumns>(p, row0 + mr, columns).Rows(tile - row0 * kTileColumns, row0, mr);
       return;
     }
   }
@@ -191,7 +229,7 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
     for (size_t i = row0; i < row0 + mr; ++i) {
       const int32_t* row = tile + (i - row0) * kTileColumns;
       const Int row_a(p.row_a[i]), row_b(p.row_b[i]);
-      const Int row_term(c.uniform_col_b ? UniformRowTerm(p, i) : 0);
+      const Int row_term(c.uniform_col_b ? WrappingProduct(p.row_b[i], p.col_b[0]) : 0);
       const Float a_scale(p.a_scale[i]), out_scale(p.out_scale[i]), lo(p.out_min[i]), hi(p.out_max[i]);
       const Int zero_point(p.out_zero_point[i]);
       uint8_t* out = static_cast<uint8_t*>(p.out) + i * p.out_row_stride;
