@@ -190,9 +190,11 @@ struct QGemmPlan::RunJob {
     int64_t acc64[kMaxKernelMr * kMaxKernelNr];
 
     // K in blocks for kernels that ask for it: a block of the B panel stays in L1 while this row
-    // block's tiles pass over it, each tile's dot products carried over in `partial`.
+    // block's tiles pass over it, each tile's dot products carried over in `partial`. A row block
+    // of one tile (few rows: M <= 32 on AMX) reuses nothing, so its K is not split and its tile is
+    // not stored and reloaded between blocks.
     const size_t groups = exact_in_int32 ? f.Groups(p.chunks_[0].k) : 1;
-    const bool blocked = p.SplitsK();
+    const bool blocked = p.SplitsK() && tile_end - m_block * m_tiles_per_block > 1;
     const size_t block = blocked ? kernel.k_block_groups : groups;
     alignas(64) int32_t partial[kMaxKBlockTiles * kMaxKBlockTileElements];
     alignas(64) uint8_t kernel_state[kKernelStateBytes];

@@ -150,6 +150,30 @@ TEST_P(QGemmTest, AdversarialExtremes) {
       }
 }
 
+// K longer than a kernel's K block (AMX 1024, AVX-512 VNNI 512, AVX2 and scalar 512): row blocks
+// of several tiles split K and carry the dot products between blocks; a row block of one tile
+// runs K whole. Both, with a row-block tail of one tile, at one and three threads.
+TEST_P(QGemmTest, KLongerThanOneKBlock) {
+  const uint32_t ms[] = {5, 40, 70};
+  const uint32_t ks[] = {1100, 2100};
+  uint32_t seed = 500;
+  for (uint32_t m : ms)
+    for (uint32_t k : ks) {
+      if (ReducedSweep() && m == 40) continue;
+      QConfig c;
+      c.m = m;
+      c.k = k;
+      c.n = 40;
+      c.a_type = seed & 1 ? kS8 : kU8;
+      c.b_owned = seed & 2;
+      c.b_transposed = true;
+      c.threads = seed & 4 ? 3 : 1;
+      c.seed = ++seed;
+      Check(c);
+      if (HasFatalFailure()) return;
+    }
+}
+
 // K past 33,025 can overflow an int32 accumulator in the worst case; 40,000 must stay exact.
 TEST_P(QGemmTest, LongKBeyondInt32) {
   for (auto a : kTypes)
