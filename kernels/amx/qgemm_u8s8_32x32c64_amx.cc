@@ -118,7 +118,6 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   constexpr size_t kCStride = kNr * sizeof(int32_t);
   // The accumulators start from zero and the epilogue adds the column term: starting them from
   // it (tile loads with row stride 0) cost 2-4% more than the vector adds it saves.
-  const TileColumns<kNr> columns(*p, mr, nr);
   if (p->dot_in) {
     _tile_loadd(0, p->dot_in, kCStride);
     _tile_loadd(1, p->dot_in + 16, kCStride);
@@ -169,6 +168,7 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
     _tile_stored(3, acc + kTileRows * kNr + 16, kCStride);
   }
   if (p->dot_out) return;  // a K block before the last: the sums continue in the next call
+  const TileColumns<kNr> columns(*p, mr, nr);
   if (p->deferrable) {
     pending.params = *p;
     pending.columns = columns;
