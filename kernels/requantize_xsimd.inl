@@ -132,7 +132,7 @@ class RowPairEpilogue {
   RowPairEpilogue()
       : column_term0_(0), column_term1_(0), multiplier0_(0.0f), multiplier1_(0.0f), row_b_(nullptr), col_b0_(0),
         out_max_(nullptr), out_zero_point_(nullptr), out_(nullptr), out_row_stride_(0), mr_(0),
-        uniform_col_b_(false), out_signed_(false) {}
+        uniform_col_b_(false), out_signed_(false), clamp_top_(true) {}
   RowPairEpilogue(const QGemmTileParams& p, size_t mr, const TileColumns<kTileColumns>& c)
       : column_term0_(c.add_column_term ? c.column_term[0] : EpilogueInt(0)),
         column_term1_(c.add_column_term ? c.column_term[1] : EpilogueInt(0)),
@@ -146,24 +146,34 @@ class RowPairEpilogue {
         out_row_stride_(p.out_row_stride),
         mr_(mr),
         uniform_col_b_(c.uniform_col_b),
-        out_signed_(p.out_signed) {}
+        out_signed_(p.out_signed),
+        clamp_top_(MayReachInt32Limit(c)) {}
 
   // Rows [row0, min(row0 + rows, mr)) of the tile; `tile` points at row 0 (row stride
   // kTileColumns, 64-byte aligned rows). row0 is even.
   void Rows(const int32_t* tile, size_t row0, size_t rows) const {
-    const size_t end = rows < mr_ - row0 ? row0 + rows : mr_;
-    for (size_t i = row0; i < end; i += 2) {
-      const bool both = i + 1 < mr_;
-      const auto first = RowInt16(tile + i * kTileColumns, i);
-      const auto second = both ? RowInt16(tile + (i + 1) * kTileColumns, i + 1) : first;
-      StoreRowPair(out_ + i * out_row_stride_, both ? out_ + (i + 1) * out_row_stride_ : nullptr,
-                   PackInt16(first, second, out_signed_), both);
-    }
+    if (clamp_top_)
+      RowsClamped<true>(tile, row0, rows);
+    else
+      RowsClamped<false>(tile, row0, rows);
   }
 
  private:
   static constexpr size_t kLanes = TileColumns<kTileColumns>::kLanes;
 
+  template <bool kClampTop>
+  void RowsClamped(const int32_t* tile, size_t row0, size_t rows) const {
+    const size_t end = rows < mr_ - row0 ? row0 + rows : mr_;
+    for (size_t i = row0; i < end; i += 2) {
+      const bool both = i + 1 < mr_;
+      const auto first = RowInt16<kClampTop>(tile + i * kTileColumns, i);
+      const auto second = both ? RowInt16<kClampTop>(tile + (i + 1) * kTileColumns, i + 1) : first;
+      StoreRowPair(out_ + i * out_row_stride_, both ? out_ + (i + 1) * out_row_stride_ : nullptr,
+                   PackInt16(first, second, out_signed_), both);
+    }
+  }
+
+  template <bool kClampTop>
   auto RowInt16(const int32_t* row, size_t i) const {
     EpilogueInt term0 = column_term0_, term1 = column_term1_;
     if (uniform_col_b_) {
@@ -172,10 +182,24 @@ class RowPairEpilogue {
       term1 += row_term;
     }
     const EpilogueInt acc0 = EpilogueInt::load_aligned(row) + term0, acc1 = EpilogueInt::load_aligned(row + kLanes) + term1;
-    const EpilogueFloat hi(out_max_[i]);
-    const auto y0 = MinKeepingNaN(hi, xsimd::to_float(acc0) * multiplier0_);
-    const auto y1 = MinKeepingNaN(hi, xsimd::to_float(acc1) * multiplier1_);
+    auto y0 = xsimd::to_float(acc0) * multiplier0_, y1 = xsimd::to_float(acc1) * multiplier1_;
+    if constexpr (kClampTop) {
+      const EpilogueFloat hi(out_max_[i]);
+      y0 = MinKeepingNaN(hi, y0);
+      y1 = MinKeepingNaN(hi, y1);
+    }
     return AddInt16Saturating(PackInt32(RoundToInt32(y0), RoundToInt32(y1)), static_cast<int16_t>(out_zero_point_[i]));
+  }
+
+  // Whether y may reach 2^31 (or be NaN), where the conversion's out-of-range answer, INT32_MIN,
+  // would take a y above hi to the minimum: then min(hi, y) first. With every multiplier of the
+  // tile below 0.5 in magnitude, |y| < 2^30 for any int32 accumulator, and the saturating packs
+  // alone take every y above hi to the maximum, hi + zero point (out_max is the type's maximum
+  // less the zero point). Engines' multipliers are far below 0.5; this drops a third of a row's
+  // float work.
+  static bool MayReachInt32Limit(const TileColumns<kTileColumns>& c) {
+    const EpilogueFloat half(0.5f);
+    return !(xsimd::all(xsimd::abs(c.multiplier[0]) < half) && xsimd::all(xsimd::abs(c.multiplier[1]) < half));
   }
 
   EpilogueInt column_term0_, column_term1_;
@@ -186,7 +210,7 @@ class RowPairEpilogue {
   const int32_t* out_zero_point_;
   uint8_t* out_;
   size_t out_row_stride_, mr_;
-  bool uniform_col_b_, out_signed_;
+  bool uniform_col_b_, out_signed_, clamp_top_;
 };
 
 // Finishes rows [row0, row0 + mr) of a tile of dot products (`tile` points at row row0; row

@@ -238,6 +238,34 @@ TEST_P(QGemmTest, ClampingAndExtremeScales) {
     }
 }
 
+// Accumulators near the int32 limits (every product 255 * +-255 over K = 32,768) with multipliers
+// either side of 0.5: below it the epilogue may skip the top clamp (|y| < 2^30, the saturating
+// narrowing clamps), at and above it y reaches past 2^31 where the conversion alone would wrap.
+TEST_P(QGemmTest, AccumulatorsNearInt32LimitAcrossMultipliers) {
+  const float multipliers[] = {0.49999997f, 0.5f, 4.0f};
+  for (float multiplier : multipliers)
+    for (int sign : {1, -1})
+      for (auto o : kTypes) {
+        QConfig c;
+        c.m = 9;
+        c.k = ReducedSweep() ? 16384 : 32768;
+        c.n = 33;
+        c.out_type = o;
+        QProblem problem(c);
+        memset(problem.buffer(QProblem::kA).data(), 255, problem.buffer(QProblem::kA).size());
+        memset(problem.buffer(QProblem::kAZero).data(), 0, problem.buffer(QProblem::kAZero).size());
+        // B - zb = +-255 everywhere: B = 127, zb = -128, or B = -128, zb = 127.
+        memset(problem.buffer(QProblem::kB).data(), sign > 0 ? 0x7F : 0x80, problem.buffer(QProblem::kB).size());
+        memset(problem.buffer(QProblem::kBZero).data(), sign > 0 ? 0x80 : 0x7F, problem.buffer(QProblem::kBZero).size());
+        *reinterpret_cast<float*>(problem.buffer(QProblem::kAScale).data()) = 1.0f;
+        *reinterpret_cast<float*>(problem.buffer(QProblem::kBScale).data()) = multiplier;
+        *reinterpret_cast<float*>(problem.buffer(QProblem::kOutScale).data()) = 1.0f;
+        const auto expected = problem.Expected();
+        ASSERT_EQ(problem.Run(nullptr), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+        EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected) << multiplier << " " << sign;
+      }
+}
+
 TEST_P(QGemmTest, ThreadCountsGiveIdenticalBytes) {
   for (uint32_t m : {1u, 16u, 70u}) {
     QConfig c;
