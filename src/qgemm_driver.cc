@@ -22,10 +22,6 @@ constexpr size_t kABlockBytes = 256 * 1024;
 #define CPUML_QGEMM_TASKS_PER_THREAD 16
 #endif
 
-// How far ahead of its own reads a tile prefetches the block of B it streams when there is no
-// next block to prefetch (a few K groups of any kernel: the memory's latency at its bandwidth).
-constexpr size_t kOwnBlockPrefetchAhead = 8 * 1024;
-
 // The product of `factors` if it is at most 2^62 (far beyond any allocation, and safe to add a
 // few such sizes); false otherwise.
 bool CheckedProduct(std::initializer_list<uint64_t> factors, uint64_t* product) {
@@ -226,12 +222,6 @@ struct QGemmPlan::RunJob {
       const uint8_t* next =
           g0 + block < groups ? b_block(panel, g0 + block, &next_bytes) : b_block(panel + 1, 0, &next_bytes);
       const size_t share = (next_bytes / (tile_end - tile_begin) + 63) / 64 * 64;
-      // The task's last block has no next block to prefetch: its first tile, the one that reads
-      // the block from memory, prefetches that block itself a little ahead of its reads instead
-      // (with many threads every task is a panel or two, so this is most of B).
-      size_t own_bytes = 0;
-      const uint8_t* own = next ? nullptr : b_block(panel, g0, &own_bytes);
-      if (own_bytes <= kOwnBlockPrefetchAhead) own = nullptr;
       for (size_t tile = tile_begin; tile < tile_end; ++tile) {
         const size_t m0 = tile * f.mr;
         const size_t mr = std::min<size_t>(f.mr, p.m_ - m0);
@@ -250,10 +240,6 @@ struct QGemmPlan::RunJob {
         const size_t share_begin = std::min(next_bytes, (tile - tile_begin) * share);
         params.prefetch_b = next ? next + share_begin : nullptr;
         params.prefetch_b_bytes = std::min(next_bytes - share_begin, share);
-        if (own && tile == tile_begin) {
-          params.prefetch_b = own + kOwnBlockPrefetchAhead;
-          params.prefetch_b_bytes = own_bytes - kOwnBlockPrefetchAhead;
-        }
         uint8_t* out_tile = out_base + m0 * out->row_stride + n0 * out->col_stride;
         auto run_chunk = [&](size_t c) {
           const Chunk& chunk = p.chunks_[c];
