@@ -149,7 +149,7 @@ class RowPairEpilogue {
         out_signed_(p.out_signed),
         clamp_top_(MayReachInt32Limit(c)) {}
 
-  // Rows [row0, min(row0 + rows, mr)) of the tile; `tile` points at row 0 (row stride
+  // Rows [row0, min(row0 + rows, mr)) of the tile; `tile` points at row row0 (row stride
   // kTileColumns, 64-byte aligned rows). row0 is even.
   void Rows(const int32_t* tile, size_t row0, size_t rows) const {
     if (clamp_top_)
@@ -166,8 +166,9 @@ class RowPairEpilogue {
     const size_t end = rows < mr_ - row0 ? row0 + rows : mr_;
     for (size_t i = row0; i < end; i += 2) {
       const bool both = i + 1 < mr_;
-      const auto first = RowInt16<kClampTop>(tile + i * kTileColumns, i);
-      const auto second = both ? RowInt16<kClampTop>(tile + (i + 1) * kTileColumns, i + 1) : first;
+      const int32_t* row = tile + (i - row0) * kTileColumns;
+      const auto first = RowInt16<kClampTop>(row, i);
+      const auto second = both ? RowInt16<kClampTop>(row + kTileColumns, i + 1) : first;
       StoreRowPair(out_ + i * out_row_stride_, both ? out_ + (i + 1) * out_row_stride_ : nullptr,
                    PackInt16(first, second, out_signed_), both);
     }
@@ -228,7 +229,7 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
   const QGemmTileParams p = *params;
   if constexpr (kVectors == 2) {
     if (RowPairEpilogue<kTileColumns>::Serves(p, nr, columns)) {
-      RowPairEpilogue<kTileColumns>(p, row0 + mr, columns).Rows(tile - row0 * kTileColumns, row0, mr);
+      RowPairEpilogue<kTileColumns>(p, row0 + mr, columns).Rows(tile, row0, mr);
       return;
     }
   }

@@ -73,7 +73,7 @@ inline void RequantizePendingRows(PendingTile& pending, size_t rows, const RowPa
   rows = rows < pending.mr - pending.rows_done ? rows : pending.mr - pending.rows_done;
   if (rows == 0) return;
   if (row_pairs)
-    row_pairs->Rows(&pending.acc[0][0], pending.rows_done, rows);
+    row_pairs->Rows(&pending.acc[pending.rows_done][0], pending.rows_done, rows);
   else
     RequantizeRows<kNr>(&pending.acc[pending.rows_done][0], pending.rows_done, rows, pending.nr, &pending.params,
                         pending.columns);
