@@ -82,8 +82,7 @@ struct TileColumns {
   // With one row_a for every row (a per-tensor A zero point), row_a * col_a is the column term
   // above; with one col_b for every column (a per-tensor B zero point), row_b * col_b is a row term.
   bool uniform_col_b, per_row_a, per_column_b;
-  // False once a kernel has started its accumulators from column_term (AMX loads it as the
-  // accumulator tiles' first value), so the epilogue does not add it again.
+  // Whether the epilogue adds column_term (a per-tensor A zero point's row_a * col_a).
   bool add_column_term;
 
   TileColumns() = default;

@@ -193,15 +193,15 @@ struct QGemmPlan::RunJob {
     // block's tiles pass over it, each tile's dot products carried over in `partial`. A row block
     // of one tile (few rows: M <= 32 on AMX) reuses nothing, so its K is not split and its tile is
     // not stored and reloaded between blocks.
+    const size_t tile_begin = m_block * m_tiles_per_block, panel_begin = n_block * panels_per_block;
     const size_t groups = exact_in_int32 ? f.Groups(p.chunks_[0].k) : 1;
-    const bool blocked = p.SplitsK() && tile_end - m_block * m_tiles_per_block > 1;
+    const bool blocked = p.SplitsK() && tile_end - tile_begin > 1;
     const size_t block = blocked ? kernel.k_block_groups : groups;
     alignas(64) int32_t partial[kMaxKBlockTiles * kMaxKBlockTileElements];
     alignas(64) uint8_t kernel_state[kKernelStateBytes];
 
     if (pack_in_block)
-      for (size_t tile = m_block * m_tiles_per_block; tile < tile_end; ++tile) PackATiles(a_matrix, tile);
-    const size_t tile_begin = m_block * m_tiles_per_block, panel_begin = n_block * panels_per_block;
+      for (size_t tile = tile_begin; tile < tile_end; ++tile) PackATiles(a_matrix, tile);
     const size_t group_bytes = f.kr * f.ElementBytes();
     // The B block a (panel, first K group) sweep over this row block reads, if it is one K block
     // of the single exact chunk; the next sweep's is prefetched during this one.
@@ -257,7 +257,7 @@ struct QGemmPlan::RunJob {
         if (exact_in_int32) {
           const bool last_block = g0 + block >= groups;
           if (blocked) {
-            int32_t* carried = partial + (tile - m_block * m_tiles_per_block) * kMaxKBlockTileElements;
+            int32_t* carried = partial + (tile - tile_begin) * kMaxKBlockTileElements;
             params.dot_in = g0 ? carried : nullptr;
             params.dot_out = last_block ? nullptr : carried;
           }

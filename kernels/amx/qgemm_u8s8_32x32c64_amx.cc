@@ -49,8 +49,10 @@ static_assert(kTileRows == 16 && kKr == 64, "EightFullTiles() is 16 rows of 64 b
 // time between its tdpbusd, so the vector units requantize while the tile unit multiplies.
 struct PendingTile {
   alignas(64) int32_t acc[kMr][kNr];
-  TileColumns<kNr> columns;  // prepared once, used by each batch of rows
-  RowPairEpilogue<kNr> row_pairs;  // the common case's epilogue, when use_row_pairs
+  // Prepared once, used by each batch of rows: the common case's epilogue when use_row_pairs,
+  // else the columns the general one reads.
+  RowPairEpilogue<kNr> row_pairs;
+  TileColumns<kNr> columns;
   QGemmTileParams params;
   size_t mr, nr, rows_done;
   bool use_row_pairs, valid;
@@ -171,9 +173,11 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   const TileColumns<kNr> columns(*p, mr, nr);
   if (p->deferrable) {
     pending.params = *p;
-    pending.columns = columns;
     pending.use_row_pairs = RowPairEpilogue<kNr>::Serves(*p, nr, columns);
-    if (pending.use_row_pairs) pending.row_pairs = RowPairEpilogue<kNr>(*p, mr, columns);
+    if (pending.use_row_pairs)
+      pending.row_pairs = RowPairEpilogue<kNr>(*p, mr, columns);
+    else
+      pending.columns = columns;
     pending.mr = mr;
     pending.nr = nr;
     pending.rows_done = 0;
