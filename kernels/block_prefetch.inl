@@ -18,9 +18,9 @@ namespace {
 template <size_t kMaxLinesPerGroup>
 class BlockPrefetch {
  public:
-  BlockPrefetch(const QGemmTileParams& p, size_t k_groups)
-      : next_(reinterpret_cast<const char*>(p.prefetch_b)),
-        end_(p.prefetch_b ? next_ + p.prefetch_b_bytes : nullptr),
+  BlockPrefetch(const QGemmTileParams& p, size_t k_groups, bool enabled = true)
+      : next_(enabled ? reinterpret_cast<const char*>(p.prefetch_b) : nullptr),
+        end_(next_ ? next_ + p.prefetch_b_bytes : nullptr),
         lines_per_group_(std::min(kMaxLinesPerGroup, (p.prefetch_b_bytes / 64 + k_groups - 1) / (k_groups ? k_groups : 1))) {}
 
   void Step() {

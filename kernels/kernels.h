@@ -83,6 +83,9 @@ struct QGemmTileParams {
   // each tile of a row block an equal share, so the block is in L2 before its first tile.
   const uint8_t* prefetch_b;
   size_t prefetch_b_bytes;
+  // No other tile reads this tile's B block while it is cached: a row block of one tile, which
+  // reads B once, front to back. The kernel may then leave B to the hardware prefetchers.
+  bool b_streams;
   // For a kernel with enter and leave: the kKernelStateBytes (64-byte aligned) the caller passed
   // to enter() on this thread, kept until leave(); what the kernel carries between tiles lives
   // there (a thread_local in a shared library costs a __tls_get_addr call per tile).

@@ -240,6 +240,7 @@ struct QGemmPlan::RunJob {
         const size_t share_begin = std::min(next_bytes, (tile - tile_begin) * share);
         params.prefetch_b = next ? next + share_begin : nullptr;
         params.prefetch_b_bytes = std::min(next_bytes - share_begin, share);
+        params.b_streams = tile_end - tile_begin == 1;
         uint8_t* out_tile = out_base + m0 * out->row_stride + n0 * out->col_stride;
         auto run_chunk = [&](size_t c) {
           const Chunk& chunk = p.chunks_[c];

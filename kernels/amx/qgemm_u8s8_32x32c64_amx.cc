@@ -67,6 +67,11 @@ PendingTile& Pending(void* kernel_state) { return *static_cast<PendingTile*>(ker
 // thread, two runs: 2048^3 x1.04-1.05, 128x768x3072 x1.08-1.11, 16x4096x4096 (one tile per block,
 // 32 lines a group) x1.05-1.16; capping at 4 or 8 lines kept less of that and changed nothing at
 // 16 threads.
+// Not when B streams (QGemmTileParams::b_streams, a row block of one tile): the hardware
+// prefetchers follow that stream better alone. One thread, 20 interleaved rounds, against
+// prefetching the next panel: 16x4096x4096 and 16x4096x11008 x1.06, 32x4096x4096 x1.10, 8x4096x4096
+// x1.06; line-by-line prefetches 4-32 KB ahead of the loads (T0, T1, T2) added nothing to that.
+// (Zen 4's VNNI and AVX2 kernels lose up to a third without their prefetch there: they keep it.)
 constexpr size_t kMaxPrefetchLinesPerGroup = 32;
 
 // Up to `rows` more rows of the pending tile, through `row_pairs` (a copy the caller keeps in
@@ -103,7 +108,7 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   const uint8_t* a = static_cast<const uint8_t*>(a_packed);
   const uint8_t* b = static_cast<const uint8_t*>(b_packed);
   PendingTile& pending = Pending(p->kernel_state);
-  BlockPrefetch<kMaxPrefetchLinesPerGroup> prefetch(*p, k_groups);
+  BlockPrefetch<kMaxPrefetchLinesPerGroup> prefetch(*p, k_groups, !p->b_streams);
   // The previous tile's rows, in pairs as the epilogue narrows them, spread over this tile's K
   // groups from the third on: before that its accumulators, stored at the end of its own K loop,
   // are still on their way to memory (one thread: +2-6% against starting at the first group).
