@@ -282,6 +282,34 @@ TEST_P(QGemmTest, ThreadCountsGiveIdenticalBytes) {
   }
 }
 
+// Fewer A tiles than threads: A is packed in K parts by several threads and row_b is summed from
+// the parts' shares; every type combination (each packs and shifts A differently), B zero points
+// per column (row_b is live), K with a tail group, one and two A matrices.
+TEST_P(QGemmTest, FewATilesPackedInKPartsByManyThreads) {
+  uint32_t seed = 900;
+  for (auto a : kTypes)
+    for (auto b : kTypes)
+      for (uint32_t m : {1u, 17u, 40u}) {
+        if (ReducedSweep() && m == 17) continue;
+        QConfig c;
+        c.m = m;
+        c.k = m == 40 ? 1030 : 197;
+        c.n = 70;
+        c.a_type = a;
+        c.b_type = b;
+        c.b_zero = Quant::kPerChannel;
+        c.a_zero = Quant::kPerTensor;
+        c.b_transposed = true;
+        c.b_owned = m != 17;
+        c.padded = m == 17;
+        if (m == 1) c.a_batch = c.b_batch = {2, 1};
+        c.threads = m == 40 ? 16 : 5;
+        c.seed = ++seed;
+        Check(c);
+        if (HasFatalFailure()) return;
+      }
+}
+
 TEST_P(QGemmTest, BatchBroadcastAndLowerRanks) {
   QConfig c;
   c.m = 13;
