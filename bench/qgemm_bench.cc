@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,28 @@ void BM_IsaPeak(benchmark::State& state, IsaPeakProbe probe) {
   uint64_t macs = 0;
   for (auto _ : state) macs += probe.run(1 << 16);
   state.counters["GOPS"] = benchmark::Counter(2.0 * static_cast<double>(macs) * 1e-9, benchmark::Counter::kIsRate);
+  state.SetLabel(probe.instructions);
+}
+
+// The same probe on every thread of a pool at once: the machine's own multi-core limit for an
+// instruction (all-core clocks, a tile unit per core), against which a threaded GEMM's scaling
+// reads, rather than against its one-thread speed times the threads.
+void BM_IsaPeakThreads(benchmark::State& state, IsaPeakProbe probe, int threads) {
+  pthreadpool_t pool = pthreadpool_create(threads);
+  struct Job {
+    IsaPeakProbe* probe;
+    std::atomic<uint64_t> macs{0};
+  } job;
+  job.probe = &probe;
+  for (auto _ : state)
+    pthreadpool_parallelize_1d(
+        pool, [](void* context, size_t) {
+          Job& j = *static_cast<Job*>(context);
+          j.macs += j.probe->run(1 << 14);
+        },
+        &job, static_cast<size_t>(threads) * 4, 0);
+  pthreadpool_destroy(pool);
+  state.counters["GOPS"] = benchmark::Counter(2.0 * static_cast<double>(job.macs.load()) * 1e-9, benchmark::Counter::kIsRate);
   state.SetLabel(probe.instructions);
 }
 
@@ -124,7 +147,15 @@ std::vector<BenchKernel> RunnableKernels() {
 void RegisterQGemmBenchmarks() {
   const BenchOptions& options = Options();
   for (const IsaPeakProbe& probe : IsaPeakProbes())
-    if (probe.supported()) benchmark::RegisterBenchmark((std::string("isa_peak/") + probe.name).c_str(), BM_IsaPeak, probe);
+    if (probe.supported()) {
+      benchmark::RegisterBenchmark((std::string("isa_peak/") + probe.name).c_str(), BM_IsaPeak, probe);
+      for (int threads : options.threads)
+        if (threads > 1)
+          benchmark::RegisterBenchmark(
+              (std::string("isa_peak/") + probe.name + "/threads:" + std::to_string(threads)).c_str(),
+              BM_IsaPeakThreads, probe, threads)
+              ->UseRealTime();
+    }
   // The read-bandwidth probe at the size of each M = 1 shape's B (decode streams B once).
   for (const Shape& s : options.shapes) {
     if (s.m != 1) continue;
