@@ -149,10 +149,8 @@ struct QGemmPlan::RunJob {
   const QGemmQuantization* q;
   const QGemmOutput* out;
   uint8_t* packed_a;   // [a matrix][m tile] tiles of a_tile_stride bytes
-  int32_t* row_terms;  // [a matrix][chunk][row a / row b][padded M], then row_b parts [a matrix][part][padded M]
+  int32_t* row_terms;  // [a matrix][chunk][row a / row b][padded M]
   size_t m_tiles_per_block, panels_per_block;
-  // A packed in K parts (QGemmPlan::CanPackInKParts) when pack_parts > 1, of groups_per_part groups.
-  size_t pack_parts, groups_per_part;
   // Each task packs its own row block's A just before multiplying it (no other task reads that
   // block): the packed tiles are still in L2 when the tile loop reads them, and packing all of A
   // up front no longer evicts B's panels. Otherwise a separate pass packs all of A first.
@@ -160,23 +158,6 @@ struct QGemmPlan::RunJob {
 
   int32_t* RowTerms(size_t a_matrix, size_t chunk, int which) const {
     return row_terms + ((a_matrix * plan->chunks_.size() + chunk) * 2 + which) * plan->padded_m();
-  }
-
-  int32_t* RowBPart(size_t a_matrix, size_t part) const {
-    const QGemmPlan& p = *plan;
-    return row_terms + (p.a_grid_.Count() * p.chunks_.size() * 2 + a_matrix * QGemmPlan::kMaxPackParts + part) * p.padded_m();
-  }
-
-  // One K part of one tile (a single chunk): the part's groups land where they do in the whole
-  // tile; row_a (the same for every part) is written by part 0 alone.
-  void PackATilePart(size_t a_matrix, size_t tile, size_t part) const {
-    const QGemmPlan& p = *plan;
-    const size_t m0 = tile * p.format_.mr, k0 = part * groups_per_part * p.format_.kr;
-    const size_t k = std::min(groups_per_part * p.format_.kr, p.k_ - k0);
-    uint8_t* dst = packed_a + (a_matrix * p.m_tiles_ + tile) * p.a_tile_stride_ + p.format_.ATileBytes(k0);
-    int32_t unused_row_a[kMaxKernelMr];
-    PackATile(p.format_, a->Matrix(a_matrix), q->a_zero_point + m0, k0, k, m0, std::min<size_t>(p.format_.mr, p.m_ - m0),
-              dst, part == 0 ? RowTerms(a_matrix, 0, 0) + m0 : unused_row_a, RowBPart(a_matrix, part) + m0);
   }
 
   void PackATiles(size_t a_matrix, size_t tile) const {
@@ -231,16 +212,6 @@ struct QGemmPlan::RunJob {
       return f.PanelData(packed_b + (b_matrix * p.panels_ + panel) * p.b_panel_stride_ + p.chunks_[0].b_offset) +
              g0 * f.nr * group_bytes;
     };
-    // A packed in K parts: this block's row_b, the sum of the parts' shares (mod 2^32). Packing
-    // in parts needs fewer than kMaxPackParts tiles in all, so the block's rows fit.
-    uint32_t row_b_sums[QGemmPlan::kMaxPackParts * kMaxKernelMr];
-    const size_t block_m0 = tile_begin * f.mr;
-    if (pack_parts > 1)
-      for (size_t r = 0; r < (tile_end - tile_begin) * f.mr; ++r) {
-        uint32_t sum = 0;
-        for (size_t part = 0; part < pack_parts; ++part) sum += static_cast<uint32_t>(RowBPart(a_matrix, part)[block_m0 + r]);
-        row_b_sums[r] = sum;
-      }
     if (kernel.enter) kernel.enter(kernel_state);
     for (size_t panel = panel_begin; panel < panel_end; ++panel) {
       const size_t n0 = panel * f.nr;
@@ -275,8 +246,7 @@ struct QGemmPlan::RunJob {
           const Chunk& chunk = p.chunks_[c];
           const uint8_t* panel_chunk = b_panel + chunk.b_offset;
           params.row_a = RowTerms(a_matrix, c, 0) + m0;
-          params.row_b = pack_parts > 1 ? reinterpret_cast<const int32_t*>(row_b_sums) + (m0 - block_m0)
-                                        : RowTerms(a_matrix, c, 1) + m0;
+          params.row_b = RowTerms(a_matrix, c, 1) + m0;
           params.col_a = column_sums ? PackFormat::PanelColumnSums(panel_chunk) : nullptr;
           const size_t g = exact_in_int32 ? std::min(block, groups - g0) : f.Groups(chunk.k);
           const size_t group_bytes = f.kr * f.ElementBytes();
@@ -328,7 +298,7 @@ struct QGemmPlan::RunJob {
 
 void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQuantization& q, const QGemmOutput& out,
                     uint8_t* packed_a, uint8_t* row_terms, pthreadpool_t pool) const {
-  RunJob job{this, &a, packed_b, &q, &out, packed_a, reinterpret_cast<int32_t*>(row_terms), 0, 0, 1, 0, false};
+  RunJob job{this, &a, packed_b, &q, &out, packed_a, reinterpret_cast<int32_t*>(row_terms), 0, 0, false};
 
   // Blocks: rows sized so their packed A stays in L2; columns split until every thread has
   // several blocks (M = 1 still spreads over N).
@@ -350,25 +320,7 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   // With one column block, each row block of each A matrix belongs to one task; batches that share
   // an A matrix (broadcast A) would each pack it, so they keep the separate pass.
   job.pack_in_block = n_blocks == 1 && a_grid_.Count() == batch_count;
-  // Fewer A tiles than threads (small M): each tile is packed in K parts, one per idle thread.
-  // The pass rewrites packed A that other cores read in the previous call, so it is bound by
-  // taking those lines back, not by the copy: one thread packing a 16 x 4096 tile took 20 us of a
-  // 100 us sixteen-thread call on the Emerald Rapids device.
-  const size_t a_tiles = a_grid_.Count() * m_tiles_;
-  if (!job.pack_in_block && CanPackInKParts() && threads > a_tiles) {
-    const size_t groups = format_.Groups(k_);
-    const size_t wanted = std::min({(threads + a_tiles - 1) / a_tiles, kMaxPackParts, groups});
-    job.groups_per_part = (groups + wanted - 1) / wanted;
-    job.pack_parts = (groups + job.groups_per_part - 1) / job.groups_per_part;
-  }
-  if (job.pack_parts > 1)
-    pthreadpool_parallelize_3d(
-        pool,
-        [](void* context, size_t matrix, size_t tile, size_t part) {
-          static_cast<const RunJob*>(context)->PackATilePart(matrix, tile, part);
-        },
-        &job, a_grid_.Count(), m_tiles_, job.pack_parts, 0);
-  else if (!job.pack_in_block)
+  if (!job.pack_in_block)
     pthreadpool_parallelize_2d(
         pool,
         [](void* context, size_t matrix, size_t tile) { static_cast<const RunJob*>(context)->PackATiles(matrix, tile); },

@@ -82,10 +82,7 @@ class QGemmPlan {
   size_t padded_n() const { return panels_ * format_.nr; }
   size_t packed_b_bytes() const { return b_grid_.Count() * panels_ * b_panel_stride_; }
   size_t packed_a_bytes() const { return a_grid_.Count() * m_tiles_ * a_tile_stride_; }
-  size_t row_terms_bytes() const {
-    return (a_grid_.Count() * chunks_.size() * 2 + (CanPackInKParts() ? a_grid_.Count() * kMaxPackParts : 0)) *
-           padded_m() * sizeof(int32_t);
-  }
+  size_t row_terms_bytes() const { return a_grid_.Count() * chunks_.size() * 2 * padded_m() * sizeof(int32_t); }
 
   // Packs every distinct B matrix into `packed` (packed_b_bytes()).
   void PackB(const Int8Operand& b, uint8_t* packed, pthreadpool_t pool) const;
@@ -103,12 +100,6 @@ class QGemmPlan {
 
   // True when K is run in the kernel's blocks (QGemmKernel::k_block_groups), dot products carried
   // between them: only where K is one exact chunk longer than a block.
-  // Fewer A tiles than threads: the pack pass splits each tile along K into up to kMaxPackParts
-  // parts so that every thread packs a share. Each part leaves its share of the row_b term in a
-  // row of its own (row_b is linear in the K range), which the multiplying tasks add up.
-  static constexpr size_t kMaxPackParts = 16;
-  bool CanPackInKParts() const { return chunks_.size() == 1 && a_grid_.Count() * m_tiles_ < kMaxPackParts; }
-
   bool SplitsK() const {
     return chunks_.size() == 1 && kernel_.k_block_groups != 0 && format_.Groups(k_) > kernel_.k_block_groups;
   }

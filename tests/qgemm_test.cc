@@ -282,10 +282,10 @@ TEST_P(QGemmTest, ThreadCountsGiveIdenticalBytes) {
   }
 }
 
-// Fewer A tiles than threads: A is packed in K parts by several threads and row_b is summed from
-// the parts' shares; every type combination (each packs and shifts A differently), B zero points
-// per column (row_b is live), K with a tail group, one and two A matrices.
-TEST_P(QGemmTest, FewATilesPackedInKPartsByManyThreads) {
+// Fewer A tiles than threads (small M, the column blocks spread over many threads): every type
+// combination (each packs and shifts A differently), B zero points per column (row_b is live), K
+// with a tail group, one and two A matrices.
+TEST_P(QGemmTest, FewATilesManyThreads) {
   uint32_t seed = 900;
   for (auto a : kTypes)
     for (auto b : kTypes)
