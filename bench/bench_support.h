@@ -5,6 +5,7 @@
 #include <pthreadpool.h>
 #include <stdint.h>
 
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
@@ -43,6 +44,22 @@ void RegisterQGemmBenchmarks();
 void RegisterPeerBenchmarks();
 void RegisterFillBenchmarks();
 
+// 64-byte aligned storage, as engines' activation arenas give (the AMX tier reads such an A in
+// place; malloc's 16-byte alignment would split every 64-byte row load across two lines).
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <class U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t{64}); }
+  template <class U>
+  bool operator==(const CacheLineAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const CacheLineAllocator<U>&) const { return false; }
+};
+
 // Full-range uniform data, the same for every library so results can be compared.
 struct MatMulData {
   // seven_bit_b: s8 B values in [-64, 63] (reduce-range weights).
@@ -62,7 +79,8 @@ struct MatMulData {
     out_zero_point = 7;
   }
   Shape shape;
-  std::vector<uint8_t> a, b_nk;  // B stored N x K (transposed), the usual weight layout
+  std::vector<uint8_t, CacheLineAllocator<uint8_t>> a;
+  std::vector<uint8_t> b_nk;  // B stored N x K (transposed), the usual weight layout
   int32_t a_zero_point, b_zero_point, out_zero_point;
   float a_scale, b_scale, out_scale;
 };

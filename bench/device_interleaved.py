@@ -70,7 +70,11 @@ class Cpuml:
         self.lib, self.pool, self.keep = lib, pool, []
         rng = np.random.default_rng(3)
         a_type, b_type = (S8 if a_signed else U8), (S8 if b_signed else U8)
-        self.a = rng.integers(0, 256, m * k, dtype=np.uint8)
+        # 64-byte aligned, as engines' arenas give (the AMX tier reads such an A in place).
+        storage = np.empty(m * k + 64, np.uint8)
+        offset = (-storage.ctypes.data) % 64
+        self.a = storage[offset:offset + m * k]
+        self.a[:] = rng.integers(0, 256, m * k, dtype=np.uint8)
         b_nk = rng.integers(0, 256, k * n, dtype=np.uint8)
         self.out = np.zeros(m * n + 4, np.uint8)
         scalars = {"as": np.array([0.02], np.float32), "bs": np.array([0.015], np.float32),

@@ -215,7 +215,39 @@ void ShiftedRowTerms(int32_t shifted_zero_point, size_t k, uint32_t sum, int32_t
   *row_b = static_cast<int32_t>(static_cast<uint32_t>(k) * za - sum);
 }
 
+// The sum of a row's k bytes, each XOR flip, 16 at a time.
+uint32_t RowBytesSum(const uint8_t* row, size_t k, uint8_t flip) {
+  const Bytes16 flip16 = Bytes16{} + flip;
+  RowSum sum;
+  size_t kk = 0, until_fold = 128;
+  for (; kk + 16 <= k; kk += 16) {
+    sum.Add(Load16(row + kk) ^ flip16);
+    if (--until_fold == 0) {
+      sum.Fold();
+      until_fold = 128;
+    }
+  }
+  sum.Fold();
+  for (; kk < k; ++kk) sum.total += static_cast<uint8_t>(row[kk] ^ flip);
+  return sum.total;
+}
+
 }  // namespace
+
+void InPlaceRowTerms(const Int8Matrix& a, const int32_t* a_zero_point, size_t k, size_t m0, size_t rows, size_t mr,
+                     bool row_b_live, int32_t* row_a, int32_t* row_b) {
+  for (size_t i = 0; i < rows; ++i) {
+    uint32_t sum = 0;
+    if (row_b_live) {
+      // s8 rows summed as u8 (x ^ 0x80 = x + 128), then 128 per value taken back.
+      sum = RowBytesSum(a.data + (m0 + i) * a.row_stride, k, a.is_signed ? 0x80 : 0);
+      if (a.is_signed) sum -= 128u * static_cast<uint32_t>(k);
+    }
+    ShiftedRowTerms(a_zero_point[i], k, sum, &row_a[i], &row_b[i]);
+    if (!row_b_live) row_b[i] = 0;
+  }
+  for (size_t i = rows; i < mr; ++i) row_a[i] = row_b[i] = 0;
+}
 
 void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t nr_valid,
                 void* panel) {

@@ -48,6 +48,13 @@ void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, s
 void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_point, size_t k0, size_t k, size_t m0,
                size_t mr_valid, void* tile, int32_t* row_a, int32_t* row_b);
 
+// The row terms of rows [m0, m0 + rows) of A read in place (QGemmTileParams::a_row_stride), in
+// A's own domain (no shift: u8 rows multiply as u8, s8 rows as s8), K contiguous; zero for rows
+// [rows, mr). Without row_b_live the rows are not summed and row_b is left zero (no column term
+// reads it).
+void InPlaceRowTerms(const Int8Matrix& a, const int32_t* a_zero_point, size_t k, size_t m0, size_t rows, size_t mr,
+                     bool row_b_live, int32_t* row_a, int32_t* row_b);
+
 // What packing adds to each A or B value to bring it into the layout's domain.
 inline int32_t AShift(QGemmPacking packing, bool a_signed) {
   if (packing == QGemmPacking::kU8S8 || packing == QGemmPacking::kU8S8Tiles) return a_signed ? 128 : 0;

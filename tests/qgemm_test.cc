@@ -310,6 +310,35 @@ TEST_P(QGemmTest, FewATilesManyThreads) {
       }
 }
 
+// The shapes whose A the AMX tier reads in place (M = 16 or 32, K a multiple of 64, aligned rows,
+// several threads) and their neighbours that it packs: both A types (u8 through tdpbusd, s8 through tdpbssd), B zero points
+// per column and absent (row sums needed or not), padded rows, two A matrices, threads.
+TEST_P(QGemmTest, AReadInPlaceShapes) {
+  uint32_t seed = 1300;
+  for (uint32_t m : {16u, 32u, 17u})
+    for (uint32_t k : {64u, 320u, 100u}) {
+      if (ReducedSweep() && k == 320) continue;
+      for (int variant = 0; variant < 4; ++variant) {
+        QConfig c;
+        c.m = m;
+        c.k = k;
+        c.n = 45;
+        c.a_type = variant & 1 ? kS8 : kU8;
+        c.b_type = variant & 2 ? kU8 : kS8;
+        c.b_zero = variant == 0 ? Quant::kAbsent : Quant::kPerChannel;
+        c.a_zero = variant == 3 ? Quant::kPerChannel : Quant::kPerTensor;
+        c.padded = variant == 3;
+        c.b_transposed = true;
+        c.b_owned = variant != 1;
+        if (variant == 2) c.a_batch = c.b_batch = {2, 1};
+        c.threads = variant == 3 ? 1 : 3;  // one thread packs inside its task; several read in place
+        c.seed = ++seed;
+        Check(c);
+        if (HasFatalFailure()) return;
+      }
+    }
+}
+
 TEST_P(QGemmTest, BatchBroadcastAndLowerRanks) {
   QConfig c;
   c.m = 13;

@@ -6,11 +6,14 @@
 // accumulator tiles hold the whole 32 x 32 tile across K; each group of 64 K values loads two A
 // tiles (16 rows x 64 bytes) and two B tiles (16 K quads x 16 columns x 4 bytes) for four
 // tdpbusd, 65,536 multiply-adds. A tile's epilogue runs during the next tile's K loop when the
-// caller allows it (QGemmTileParams::deferrable), and at the latest in leave().
+// caller allows it (QGemmTileParams::deferrable), and at the latest in leave(). A may also be read
+// in place (QGemmTileParams::a_row_stride): u8 rows through tdpbusd, s8 rows through tdpbssd
+// (B's packed s8 domain is the same), no shift, row terms in A's own domain.
 #include <immintrin.h>
 #include <string.h>
 
 #include <new>
+#include <type_traits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -103,6 +106,16 @@ void FinishAndReleaseTiles(void* kernel_state) {
   _tile_release();
 }
 
+// Tile c += tile a x tile b: u8 x s8 (the packed layout's domain, and u8 A in place), or s8 x s8
+// (s8 A in place). A macro: GCC's tile intrinsics paste their tile numbers into the assembly.
+#define CPUML_AMX_DOT(signed_a, c, a, b) \
+  do {                                   \
+    if constexpr (signed_a)              \
+      _tile_dpbssd(c, a, b);             \
+    else                                 \
+      _tile_dpbusd(c, a, b);             \
+  } while (0)
+
 void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
                                const QGemmTileParams* p) {
   const uint8_t* a = static_cast<const uint8_t*>(a_packed);
@@ -140,31 +153,45 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
       _tile_zero(2);
       _tile_zero(3);
     }
-    for (size_t g = 0; g < k_groups; ++g, a += kAGroupBytes, b += kBGroupBytes) {
-      prefetch.Step();
-      // A streams through (T1 hint) so the B panel, reused by the next tiles, stays in L1.
-      _tile_stream_loadd(4, a, kKr);
-      _tile_loadd(6, b, kBRowBytes);
-      _tile_loadd(7, b + 64, kBRowBytes);
-      _tile_stream_loadd(5, a + kTileRows * kKr, kKr);
-      _tile_dpbusd(0, 4, 6);
-      _tile_dpbusd(1, 4, 7);
-      _tile_dpbusd(2, 5, 6);
-      _tile_dpbusd(3, 5, 7);
-      requantize_pending(g);
-    }
-  } else {
-    // A short tile (M tail, or small M): the lower row half is all padding.
-    for (size_t g = 0; g < k_groups; ++g, a += kAGroupBytes, b += kBGroupBytes) {
-      prefetch.Step();
-      _tile_stream_loadd(4, a, kKr);
-      _tile_loadd(6, b, kBRowBytes);
-      _tile_loadd(7, b + 64, kBRowBytes);
-      _tile_dpbusd(0, 4, 6);
-      _tile_dpbusd(1, 4, 7);
-      requantize_pending(g);
-    }
   }
+  // A packed: [group][32 rows][64 K], a group's two row halves 1 KB apart. A in place: the
+  // caller's rows (QGemmTileParams::a_row_stride), a group 64 bytes on along each row.
+  const size_t a_stride = p->a_row_stride ? p->a_row_stride : kKr;
+  const size_t a_step = p->a_row_stride ? kKr : kAGroupBytes;
+  const uint8_t* a_high = a + kTileRows * a_stride;
+  auto multiply = [&](auto signed_a) {
+    constexpr bool kSignedA = decltype(signed_a)::value;
+    if (mr > kTileRows) {
+      for (size_t g = 0; g < k_groups; ++g, a += a_step, a_high += a_step, b += kBGroupBytes) {
+        prefetch.Step();
+        // A streams through (T1 hint) so the B panel, reused by the next tiles, stays in L1.
+        _tile_stream_loadd(4, a, a_stride);
+        _tile_loadd(6, b, kBRowBytes);
+        _tile_loadd(7, b + 64, kBRowBytes);
+        _tile_stream_loadd(5, a_high, a_stride);
+        CPUML_AMX_DOT(kSignedA, 0, 4, 6);
+        CPUML_AMX_DOT(kSignedA, 1, 4, 7);
+        CPUML_AMX_DOT(kSignedA, 2, 5, 6);
+        CPUML_AMX_DOT(kSignedA, 3, 5, 7);
+        requantize_pending(g);
+      }
+    } else {
+      // A short tile (M tail, or small M): the lower row half is all padding.
+      for (size_t g = 0; g < k_groups; ++g, a += a_step, b += kBGroupBytes) {
+        prefetch.Step();
+        _tile_stream_loadd(4, a, a_stride);
+        _tile_loadd(6, b, kBRowBytes);
+        _tile_loadd(7, b + 64, kBRowBytes);
+        CPUML_AMX_DOT(kSignedA, 0, 4, 6);
+        CPUML_AMX_DOT(kSignedA, 1, 4, 7);
+        requantize_pending(g);
+      }
+    }
+  };
+  if (p->a_row_stride && p->a_signed)
+    multiply(std::true_type{});
+  else
+    multiply(std::false_type{});
   FinishPending(pending);
   alignas(64) int32_t tile[kMr][kNr];
   int32_t* acc = p->dot_out ? p->dot_out : p->deferrable ? &pending.acc[0][0] : &tile[0][0];
@@ -191,6 +218,8 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
     RequantizeRows<kNr>(acc, 0, mr, nr, p, columns);
   }
 }
+
+#undef CPUML_AMX_DOT
 
 }  // namespace
 

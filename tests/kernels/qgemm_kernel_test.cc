@@ -78,8 +78,10 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
   // Packs `o` for the kernel, runs every panel of its columns in one mode, and compares.
   // k_block: 0, or run K in blocks of this many groups, carrying the dot products between calls
   // (dot_out, then dot_in), as the front end does for kernels with k_block_groups.
+  // a_stride: 0, or read A in place (kU8S8Tiles kernels: QGemmTileParams::a_row_stride) from a
+  // copy of its rows this many bytes apart, holding exactly o.m rows.
   void Check(const Operands& o, bool acc_mode, bool out_signed, bool per_column_multiplier, std::mt19937& rng,
-             size_t k_block = 0) {
+             size_t k_block = 0, size_t a_stride = 0) {
     const QGemmKernel& kernel = *GetParam().kernel;
     const PackFormat f = PackFormat::Of(kernel);
     SCOPED_TRACE(testing::Message() << "m=" << o.m << " n=" << o.n << " k=" << o.k << " a=" << (o.a_signed ? "s8" : "u8")
@@ -90,7 +92,13 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
     uint8_t* a_packed = a_tile.data() + (64 - reinterpret_cast<uintptr_t>(a_tile.data()) % 64) % 64;
     std::vector<int32_t> row_a(f.mr), row_b(f.mr);
     const cpuml::Int8Matrix a{o.a.data(), o.a_signed, o.k, 1};
-    cpuml::PackATile(f, a, o.za.data(), 0, o.k, 0, o.m, a_packed, row_a.data(), row_b.data());
+    std::vector<uint8_t> a_rows(a_stride ? (o.m - 1) * a_stride + o.k : 0, 0xEE);
+    for (size_t i = 0; a_stride && i < o.m; ++i) std::copy_n(o.a.data() + i * o.k, o.k, a_rows.data() + i * a_stride);
+    if (a_stride)
+      cpuml::InPlaceRowTerms(cpuml::Int8Matrix{a_rows.data(), o.a_signed, a_stride, 1}, o.za.data(), o.k, 0, o.m, f.mr,
+                             true, row_a.data(), row_b.data());
+    else
+      cpuml::PackATile(f, a, o.za.data(), 0, o.k, 0, o.m, a_packed, row_a.data(), row_b.data());
 
     std::vector<float> a_scale(f.mr), out_scale(f.mr), out_min(f.mr), out_max(f.mr);
     std::vector<int32_t> out_zero_point(f.mr);
@@ -145,6 +153,8 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       p.prefetch_b = nullptr;
       p.prefetch_b_bytes = 0;
       p.b_streams = (o.m + o.k) % 3 == 0;  // a hint: the bytes must not depend on it
+      p.a_row_stride = a_stride;
+      p.a_signed = o.a_signed;
       alignas(64) uint8_t kernel_state[cpuml::kKernelStateBytes];
       p.kernel_state = kernel_state;
       if (kernel.enter) kernel.enter(kernel_state);
@@ -157,7 +167,8 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
           p.dot_out = g0 + g < groups ? carried : nullptr;
         }
         const size_t group_bytes = f.kr * f.ElementBytes();
-        kernel.run(o.m, nr, g, a_packed + g0 * f.mr * group_bytes, f.PanelData(panel) + g0 * f.nr * group_bytes, &p);
+        const uint8_t* a_block = a_stride ? a_rows.data() + g0 * f.kr : a_packed + g0 * f.mr * group_bytes;
+        kernel.run(o.m, nr, g, a_block, f.PanelData(panel) + g0 * f.nr * group_bytes, &p);
       }
       if (kernel.leave) kernel.leave(kernel_state);
 
@@ -254,6 +265,29 @@ TEST_P(QGemmKernelTest, KBlocksCarryTheDotProducts) {
       Check(short_tile, true, false, false, rng, kernel.k_block_groups);
       if (HasFatalFailure()) return;
     }
+}
+
+// Kernels of the AMX tile layout read A in place when the front end allows (one tile of exactly
+// 16 or 32 rows, K whole groups): u8 rows through tdpbusd, s8 rows through tdpbssd, row terms in
+// A's own domain, any row stride, K whole or in blocks.
+TEST_P(QGemmKernelTest, ReadsAInPlace) {
+  const QGemmKernel& kernel = *GetParam().kernel;
+  if (kernel.packing != cpuml::QGemmPacking::kU8S8Tiles) GTEST_SKIP() << kernel.name << " packs A always";
+  std::mt19937 rng(17);
+  for (size_t m : {size_t{kernel.mr}, size_t{kernel.mr} / 2})
+    for (size_t groups : {1, 2, 37})
+      for (int combo = 0; combo < 4; ++combo) {
+        const size_t k = groups * kernel.kr;
+        const Operands o = RandomOperands(rng, m, kernel.nr + 5, k, combo & 1, combo & 2);
+        Check(o, combo & 1, combo & 2, combo == 3, rng, 0, combo & 1 ? k + 13 : k);
+        if (HasFatalFailure()) return;
+      }
+  const size_t k = (2 * size_t{kernel.k_block_groups} + 3) * kernel.kr;
+  for (int combo = 0; combo < 4; ++combo) {
+    const Operands o = RandomOperands(rng, kernel.mr, kernel.nr, k, combo & 1, combo & 2);
+    Check(o, false, combo & 1, false, rng, kernel.k_block_groups, k + 64);
+    if (HasFatalFailure()) return;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, QGemmKernelTest, testing::ValuesIn(RegisteredQGemmKernels()), KernelTestName);
