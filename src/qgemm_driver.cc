@@ -158,10 +158,11 @@ struct QGemmPlan::RunJob {
   // A read in place by the kernel (QGemmTileParams::a_row_stride): nothing packed, only row terms.
   bool a_in_place;
 
-  void InPlaceRowTermsOf(size_t a_matrix) const {
+  void InPlaceRowTermsOf(size_t a_matrix, size_t tile) const {
     const QGemmPlan& p = *plan;
-    InPlaceRowTerms(a->Matrix(a_matrix), q->a_zero_point, p.k_, 0, p.m_, p.padded_m(), q->use_col_b,
-                    RowTerms(a_matrix, 0, 0), RowTerms(a_matrix, 0, 1));
+    const size_t m0 = tile * p.format_.mr;
+    InPlaceRowTerms(a->Matrix(a_matrix), q->a_zero_point + m0, p.k_, m0, std::min<size_t>(p.format_.mr, p.m_ - m0),
+                    p.format_.mr, q->use_col_b, RowTerms(a_matrix, 0, 0) + m0, RowTerms(a_matrix, 0, 1) + m0);
   }
 
   int32_t* RowTerms(size_t a_matrix, size_t chunk, int which) const {
@@ -332,23 +333,33 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   // With one column block, each row block of each A matrix belongs to one task; batches that share
   // an A matrix (broadcast A) would each pack it, so they keep the separate pass.
   job.pack_in_block = n_blocks == 1 && a_grid_.Count() == batch_count;
-  // The AMX kernel reads A in place when its one tile is exactly 16 or 32 rows (M), K whole
-  // groups, rows contiguous along K and 64-byte aligned, and the tile would otherwise be packed in
-  // a pass of its own (several column blocks, so several threads): that pass cost a sixteen-thread
-  // 16x4096x4096 call 20 us on the Emerald Rapids device (it rewrites packed A that every core read
-  // in the previous call, and waits on taking those lines back). Packed inside its one task it
-  // costs nothing, and one thread ran 32x4096x4096 5% faster from the packed copy.
-  // Rows must start on cache lines: a 64-byte row load across two lines costs more than packing.
+  // The AMX kernel reads A in place when every tile is whole (M a multiple of 32, or of 32 plus
+  // a last tile of 16), K is whole groups, the rows are contiguous along K and 64-byte aligned
+  // (a row load across two lines costs more than packing), and A would otherwise be packed in a
+  // pass of its own (several column blocks, so several threads). That pass rewrites packed A that
+  // other cores read in the previous call and waits on taking those lines back: on the Emerald
+  // Rapids device, 16 threads, reading in place ran 16x4096x4096 x1.54, 512x2048x2048 x1.47,
+  // 128x768x3072 x1.31, 1024^3 x1.22 and 2048^3 x1.10. Packed inside a task, A costs little, and
+  // one thread ran 32x4096x4096 5% faster from the packed copy.
   const bool a_lines_aligned = reinterpret_cast<uintptr_t>(a.data) % 64 == 0 && a.row_stride % 64 == 0 &&
                                a.batch_stride % 64 == 0 && a.channel_stride % 64 == 0;
-  job.a_in_place = format_.packing == QGemmPacking::kU8S8Tiles && chunks_.size() == 1 && m_tiles_ == 1 &&
-                   (m_ == format_.mr || m_ == format_.mr / 2) && k_ % format_.kr == 0 && a.col_stride == 1 &&
-                   a.row_stride != 0 && a_lines_aligned && !job.pack_in_block;
+  const bool whole_tiles = m_ % format_.mr == 0 || m_ % format_.mr == format_.mr / 2;
+  job.a_in_place = format_.packing == QGemmPacking::kU8S8Tiles && chunks_.size() == 1 && whole_tiles &&
+                   k_ % format_.kr == 0 && a.col_stride == 1 && a.row_stride != 0 && a_lines_aligned &&
+                   !job.pack_in_block;
   if (job.a_in_place) {
-    job.pack_in_block = false;
-    pthreadpool_parallelize_1d(
-        pool, [](void* context, size_t matrix) { static_cast<const RunJob*>(context)->InPlaceRowTermsOf(matrix); },
-        &job, a_grid_.Count(), 0);
+    // Row sums only where a column term reads them (a u8 B, or B zero points): then a pass over
+    // A's rows shared by the threads; otherwise the terms are a few stores per row.
+    if (q.use_col_b)
+      pthreadpool_parallelize_2d(
+          pool,
+          [](void* context, size_t matrix, size_t tile) {
+            static_cast<const RunJob*>(context)->InPlaceRowTermsOf(matrix, tile);
+          },
+          &job, a_grid_.Count(), m_tiles_, 0);
+    else
+      for (size_t matrix = 0; matrix < a_grid_.Count(); ++matrix)
+        for (size_t tile = 0; tile < m_tiles_; ++tile) job.InPlaceRowTermsOf(matrix, tile);
   } else if (!job.pack_in_block)
     pthreadpool_parallelize_2d(
         pool,

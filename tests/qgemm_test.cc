@@ -310,14 +310,15 @@ TEST_P(QGemmTest, FewATilesManyThreads) {
       }
 }
 
-// The shapes whose A the AMX tier reads in place (M = 16 or 32, K a multiple of 64, aligned rows,
-// several threads) and their neighbours that it packs: both A types (u8 through tdpbusd, s8 through tdpbssd), B zero points
+// The shapes whose A the AMX tier reads in place (whole tiles of 32 rows, or a last one of 16; K a
+// multiple of 64; aligned rows; several threads) and their neighbours that it packs: both A types (u8 through tdpbusd, s8 through tdpbssd), B zero points
 // per column and absent (row sums needed or not), padded rows, two A matrices, threads.
 TEST_P(QGemmTest, AReadInPlaceShapes) {
   uint32_t seed = 1300;
-  for (uint32_t m : {16u, 32u, 17u})
-    for (uint32_t k : {64u, 320u, 100u}) {
+  for (uint32_t m : {16u, 32u, 17u, 80u})
+    for (uint32_t k : {64u, 320u, 100u, 1088u}) {  // 1088: K past the AMX kernel's K block
       if (ReducedSweep() && k == 320) continue;
+      if (k == 1088 && m != 80) continue;
       for (int variant = 0; variant < 4; ++variant) {
         QConfig c;
         c.m = m;
@@ -326,7 +327,7 @@ TEST_P(QGemmTest, AReadInPlaceShapes) {
         c.a_type = variant & 1 ? kS8 : kU8;
         c.b_type = variant & 2 ? kU8 : kS8;
         c.b_zero = variant == 0 ? Quant::kAbsent : Quant::kPerChannel;
-        c.a_zero = variant == 3 ? Quant::kPerChannel : Quant::kPerTensor;
+        c.a_zero = variant & 1 ? Quant::kPerChannel : Quant::kPerTensor;
         c.padded = variant == 3;
         c.b_transposed = true;
         c.b_owned = variant != 1;
