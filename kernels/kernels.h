@@ -86,7 +86,8 @@ struct QGemmTileParams {
   // kU8S8Tiles kernels: non-zero when A is read in place instead of packed. a_packed then points
   // at the caller's A for the tile's first row and first K group, rows a_row_stride bytes apart,
   // K contiguous and a whole number of groups, every row the kernel loads present (mr is 16 or
-  // the kernel's full tile); a_signed: A is s8 (multiplied as s8 x s8), else u8. The row terms are in A's own domain.
+  // the kernel's full tile); a_signed: A is s8 (multiplied as s8 x s8), else u8. The row terms
+  // are then in A's own domain (no shift).
   size_t a_row_stride;
   bool a_signed;
   // No other tile reads this tile's B block while it is cached: a row block of one tile, which

@@ -50,8 +50,8 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
 
 // The row terms of rows [m0, m0 + rows) of A read in place (QGemmTileParams::a_row_stride), in
 // A's own domain (no shift: u8 rows multiply as u8, s8 rows as s8), K contiguous; zero for rows
-// [rows, mr). Without row_b_live the rows are not summed and row_b is left zero (no column term
-// reads it).
+// [rows, mr). a_zero_point, row_a and row_b are indexed from row m0. Without row_b_live the rows
+// are not summed and row_b is left zero (no column term reads it).
 void InPlaceRowTerms(const Int8Matrix& a, const int32_t* a_zero_point, size_t k, size_t m0, size_t rows, size_t mr,
                      bool row_b_live, int32_t* row_a, int32_t* row_b);
 
