@@ -80,20 +80,18 @@ struct TileColumns {
   EpilogueInt column_term[kVectors], col_a[kVectors], col_b[kVectors];
   EpilogueFloat multiplier[kVectors];
   // With one row_a for every row (a per-tensor A zero point), row_a * col_a is the column term
-  // above; with one col_b for every column (a per-tensor B zero point), row_b * col_b is a row term.
-  bool uniform_col_b, per_row_a, per_column_b;
-  // Whether the epilogue adds column_term (a per-tensor A zero point's row_a * col_a).
-  bool add_column_term;
+  // above (zero otherwise); with one col_b for every column (a per-tensor B zero point),
+  // row_b * col_b is a row term.
+  bool uniform_row_a, uniform_col_b, per_row_a, per_column_b;
 
   TileColumns() = default;
   TileColumns(const QGemmTileParams& p, size_t mr, size_t nr) {
-    bool uniform_row_a = p.col_a != nullptr;
+    uniform_row_a = p.col_a != nullptr;
     for (size_t i = 0; i < mr && uniform_row_a; ++i) uniform_row_a = p.row_a[i] == p.row_a[0];
     uniform_col_b = p.col_b != nullptr;
     for (size_t j = 0; j < nr && uniform_col_b; ++j) uniform_col_b = p.col_b[j] == p.col_b[0];
     per_row_a = p.col_a && !uniform_row_a;
     per_column_b = p.col_b && !uniform_col_b;
-    add_column_term = uniform_row_a;
     for (size_t v = 0; v < kVectors; ++v) {
       col_a[v] = p.col_a ? EpilogueInt::load_unaligned(p.col_a + v * kLanes) : EpilogueInt(0);
       col_b[v] = p.col_b ? EpilogueInt::load_unaligned(p.col_b + v * kLanes) : EpilogueInt(0);
@@ -133,8 +131,8 @@ class RowPairEpilogue {
         out_max_(nullptr), out_zero_point_(nullptr), out_(nullptr), out_row_stride_(0), mr_(0),
         uniform_col_b_(false), out_signed_(false), clamp_top_(true) {}
   RowPairEpilogue(const QGemmTileParams& p, size_t mr, const TileColumns<kTileColumns>& c)
-      : column_term0_(c.add_column_term ? c.column_term[0] : EpilogueInt(0)),
-        column_term1_(c.add_column_term ? c.column_term[1] : EpilogueInt(0)),
+      : column_term0_(c.column_term[0]),
+        column_term1_(c.column_term[1]),
         multiplier0_(c.multiplier[0]),
         multiplier1_(c.multiplier[1]),
         row_b_(p.row_b),
@@ -239,7 +237,7 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
       const Int row_a(p.row_a[i]), row_b(p.row_b[i]);
       for (size_t v = 0; v * kLanes < nr; ++v) {
         Int acc = Int::load_aligned(row + v * kLanes);
-        if (c.add_column_term) acc += c.column_term[v];
+        if (c.uniform_row_a) acc += c.column_term[v];
         if (c.per_row_a) acc += row_a * c.col_a[v];
         if (p.col_b) acc += row_b * c.col_b[v];
         acc.store_unaligned(p.acc_out + i * kTileColumns + v * kLanes);
@@ -262,7 +260,7 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
         const size_t j = v * kLanes;
         if (!kWholeRows && j >= nr) break;
         Int acc = Int::load_aligned(row + j);
-        if (c.add_column_term) acc += c.column_term[v];
+        if (c.uniform_row_a) acc += c.column_term[v];
         if (c.uniform_col_b) acc += row_term;
         if (c.per_row_a) acc += row_a * c.col_a[v];
         if (c.per_column_b) acc += row_b * c.col_b[v];

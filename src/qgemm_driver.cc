@@ -187,6 +187,7 @@ struct QGemmPlan::RunJob {
     const PackFormat& f = p.format_;
     const size_t bi = batch / p.channels_, ci = batch % p.channels_;
     const size_t a_matrix = p.a_grid_.Index(bi, ci), b_matrix = p.b_grid_.Index(bi, ci);
+    const Int8Matrix am = a->Matrix(a_matrix);  // read in place (a_in_place)
     uint8_t* out_base = out->data + bi * out->batch_stride + ci * out->channel_stride;
     const bool unit_columns = out->col_stride == 1;
     const bool exact_in_int32 = p.chunks_.size() == 1;
@@ -234,7 +235,6 @@ struct QGemmPlan::RunJob {
       for (size_t tile = tile_begin; tile < tile_end; ++tile) {
         const size_t m0 = tile * f.mr;
         const size_t mr = std::min<size_t>(f.mr, p.m_ - m0);
-        const Int8Matrix am = a->Matrix(a_matrix);
         const uint8_t* a_tile = a_in_place ? am.data + m0 * am.row_stride
                                            : packed_a + (a_matrix * p.m_tiles_ + tile) * p.a_tile_stride_;
         QGemmTileParams params;

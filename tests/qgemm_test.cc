@@ -311,8 +311,9 @@ TEST_P(QGemmTest, FewATilesManyThreads) {
 }
 
 // The shapes whose A the AMX tier reads in place (whole tiles of 32 rows, or a last one of 16; K a
-// multiple of 64; aligned rows; several threads) and their neighbours that it packs: both A types (u8 through tdpbusd, s8 through tdpbssd), B zero points
-// per column and absent (row sums needed or not), padded rows, two A matrices, threads.
+// multiple of 64; aligned rows; several threads) and their neighbours that it packs: both A types
+// (u8 through tdpbusd, s8 through tdpbssd), B zero points per column and absent (row sums needed
+// or not), per-row A zero points, padded rows, two A matrices, one and three threads.
 TEST_P(QGemmTest, AReadInPlaceShapes) {
   uint32_t seed = 1300;
   for (uint32_t m : {16u, 32u, 17u, 80u})
