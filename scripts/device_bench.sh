@@ -51,4 +51,14 @@ for name in sorted(gops):
     values = gops[name]
     print(f"{name:70s} median {statistics.median(values):8.1f} GOPS  ({len(values)} rounds: "
           + ", ".join(f"{v:.0f}" for v in values) + ")")
+# Per round, cpuml u8s8 against the faster of oneDNN and ONNX Runtime run next to it: the median
+# of those ratios is the comparison the machine's drift between rounds cannot tilt.
+for name in sorted(gops):
+    match = re.match(r"qgemm/cpuml/u8s8/(\d+x\d+x\d+/threads:\d+)$", name)
+    peers = [gops.get(f"{peer}/u8s8/{match.group(1)}") for peer in ("torch_onednn", "onnxruntime")] if match else []
+    peers = [p for p in peers if p and len(p) == len(gops[name])]
+    if peers:
+        ratios = [c / max(p[r] for p in peers) for r, c in enumerate(gops[name])]
+        print(f"cpuml / faster of oneDNN, ORT, {match.group(1):40s} median {statistics.median(ratios):.2f}  (rounds: "
+              + ", ".join(f"{x:.2f}" for x in ratios) + ")")
 PY
