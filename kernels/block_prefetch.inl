@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "kernels/kernels.h"
 
@@ -27,11 +28,41 @@ class BlockPrefetch {
     for (size_t i = 0; i < lines_per_group_ && next_ < end_; ++i, next_ += 64) _mm_prefetch(next_, _MM_HINT_T1);
   }
 
+  // For ForEachKGroup (kMaxLinesPerGroup 1): the first line and how many lines are left.
+  const char* next() const { return next_; }
+  size_t lines() const { return lines_per_group_ && next_ ? static_cast<size_t>(end_ - next_ + 63) / 64 : 0; }
+
  private:
   const char* next_;
   const char* end_;
   size_t lines_per_group_;
 };
+
+template <class Body, size_t... kGroup>
+__attribute__((always_inline)) inline void KGroupBlock(size_t g, Body& body, std::index_sequence<kGroup...>) {
+  (body(g + kGroup), ...);
+}
+
+// Runs body(g) for every K group g in order, kUnroll groups to an iteration, and walks the
+// tile's share of the next B block into L2 a line per group as BlockPrefetch<1>::Step() does.
+// The loop's scalar work (pointer updates, the bound checks of the loop and of the prefetch)
+// then issues once per kUnroll groups: Intel cores run scalar ALU work on the same ports (0 and
+// 5) as the vector multiplies, so per-group checks took issue slots from vpdpbusd there.
+template <size_t kUnroll, class Body>
+__attribute__((always_inline)) inline void ForEachKGroup(size_t k_groups, const BlockPrefetch<1>& prefetch, Body&& body) {
+  const char* next = prefetch.next();
+  const size_t lines = std::min(prefetch.lines(), k_groups);
+  constexpr auto block = std::make_index_sequence<kUnroll>();
+  size_t g = 0;
+  for (; g + kUnroll <= lines; g += kUnroll) {
+#pragma GCC unroll 16
+    for (size_t u = 0; u < kUnroll; ++u) _mm_prefetch(next + (g + u) * 64, _MM_HINT_T1);
+    KGroupBlock(g, body, block);
+  }
+  for (size_t line = g; line < lines; ++line) _mm_prefetch(next + line * 64, _MM_HINT_T1);
+  for (; g + kUnroll <= k_groups; g += kUnroll) KGroupBlock(g, body, block);
+  for (; g < k_groups; ++g) body(g);
+}
 
 }  // namespace
 }  // namespace CPUML_TIER

@@ -26,6 +26,7 @@ namespace avx512vnni {
 namespace {
 
 constexpr size_t kMr = 12, kNr = 32, kKr = 4;
+constexpr size_t kGroupsPerIteration = 4;  // ForEachKGroup
 
 // The dot products of the tile's first kRows rows (the packed A tile always has kMr rows):
 // a short edge tile or a small M costs only its own rows.
@@ -44,16 +45,15 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t*
       acc[i][0] = acc[i][1] = _mm512_setzero_si512();
     }
   }
-  for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
-    prefetch.Step();  // the next B block into L2, a line per K group
-    const __m512i b0 = _mm512_load_si512(b), b1 = _mm512_load_si512(b + 1);
+  ForEachKGroup<kGroupsPerIteration>(k_groups, prefetch, [&](size_t g) __attribute__((always_inline)) {
+    const __m512i b0 = _mm512_load_si512(b + 2 * g), b1 = _mm512_load_si512(b + 2 * g + 1);
 #pragma GCC unroll 12
     for (size_t i = 0; i < kRows; ++i) {
-      const __m512i ai = _mm512_set1_epi32(a[i]);
+      const __m512i ai = _mm512_set1_epi32(a[g * kMr + i]);
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], ai, b0);
       acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], ai, b1);
     }
-  }
+  });
 #pragma GCC unroll 12
   for (size_t i = 0; i < kRows; ++i) {
     _mm512_store_si512(tile[i], acc[i][0]);

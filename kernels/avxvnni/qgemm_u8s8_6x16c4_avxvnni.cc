@@ -26,6 +26,7 @@ namespace avxvnni {
 namespace {
 
 constexpr size_t kMr = 6, kNr = 16, kKr = 4;
+constexpr size_t kGroupsPerIteration = 4;  // ForEachKGroup
 
 // The dot products of the tile's first kRows rows (the packed A tile always has kMr rows).
 template <size_t kRows>
@@ -34,16 +35,15 @@ void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile
   __m256i acc[kRows][2];
 #pragma GCC unroll 6
   for (size_t i = 0; i < kRows; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_si256();
-  for (size_t g = 0; g < k_groups; ++g, a += kMr, b += 2) {
-    prefetch.Step();  // the next B block into L2, a line per K group
-    const __m256i b0 = _mm256_load_si256(b), b1 = _mm256_load_si256(b + 1);
+  ForEachKGroup<kGroupsPerIteration>(k_groups, prefetch, [&](size_t g) __attribute__((always_inline)) {
+    const __m256i b0 = _mm256_load_si256(b + 2 * g), b1 = _mm256_load_si256(b + 2 * g + 1);
 #pragma GCC unroll 6
     for (size_t i = 0; i < kRows; ++i) {
-      const __m256i ai = _mm256_set1_epi32(a[i]);
+      const __m256i ai = _mm256_set1_epi32(a[g * kMr + i]);
       acc[i][0] = _mm256_dpbusd_avx_epi32(acc[i][0], ai, b0);
       acc[i][1] = _mm256_dpbusd_avx_epi32(acc[i][1], ai, b1);
     }
-  }
+  });
 #pragma GCC unroll 6
   for (size_t i = 0; i < kRows; ++i) {
     _mm256_store_si256(reinterpret_cast<__m256i*>(tile[i]), acc[i][0]);
