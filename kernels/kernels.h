@@ -133,9 +133,10 @@ struct QGemmKernel {
   // get the thread's kernel state (QGemmTileParams::kernel_state).
   void (*enter)(void* kernel_state);
   void (*leave)(void* kernel_state);
-  // Nonzero: the kernel accepts dot_in / dot_out, and the front end splits K into blocks of this
-  // many groups so one block of a B panel stays in L1 while the tiles of a row block pass over it
-  // (row blocks of one tile, which reuse nothing, run K whole).
+  // Nonzero: the kernel accepts dot_in / dot_out, and the front end splits a K longer than this
+  // many groups into the fewest blocks of at most this many, of equal size (within a group), so
+  // one block of a B panel stays in L1 while the tiles of a row block pass over it (row blocks of
+  // one tile, which reuse nothing, run K whole).
   uint32_t k_block_groups;
   // Nonzero: the kernel is exact only when every packed B value (the s8 of the kU8S8 layout) has
   // magnitude at most this, e.g. vpmaddubsw, whose int16 pair sums cannot saturate when

@@ -206,7 +206,7 @@ struct QGemmPlan::RunJob {
     const size_t tile_begin = m_block * m_tiles_per_block, panel_begin = n_block * panels_per_block;
     const size_t groups = exact_in_int32 ? f.Groups(p.chunks_[0].k) : 1;
     const bool blocked = p.SplitsK() && tile_end - tile_begin > 1;
-    const size_t block = blocked ? kernel.k_block_groups : groups;
+    const size_t block = blocked ? p.KBlockGroups() : groups;
     alignas(64) int32_t partial[kMaxKBlockTiles * kMaxKBlockTileElements];
     alignas(64) uint8_t kernel_state[kKernelStateBytes];
 
@@ -319,9 +319,12 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   const size_t batch_count = batches_ * channels_;
   // A kernel that splits K reads one K block of each A tile at a time, so that block is what must
   // stay in L2 (for AMX at K = 2048 this doubles the tiles that share each B block).
-  const size_t a_tile_bytes = SplitsK() ? format_.ATileBytes(size_t{kernel_.k_block_groups} * format_.kr) : a_tile_stride_;
+  const size_t a_tile_bytes = SplitsK() ? format_.ATileBytes(KBlockGroups() * format_.kr) : a_tile_stride_;
   job.m_tiles_per_block = std::min(m_tiles_, std::max<size_t>(1, kABlockBytes / std::max<size_t>(1, a_tile_bytes)));
-  if (kernel_.k_block_groups) job.m_tiles_per_block = std::min(job.m_tiles_per_block, kMaxKBlockTiles);
+  // Only a split K carries dot products between blocks, in the front end's stack; K whole lets a
+  // row block hold every tile whose A fits (128x768x3072 on the VNNI tier: one pass over B, not
+  // two).
+  if (SplitsK()) job.m_tiles_per_block = std::min(job.m_tiles_per_block, kMaxKBlockTiles);
   // Rows of their own per thread (QGemmKernel::own_rows_per_thread): the pack pass hands tiles
   // out in the same contiguous order as the blocks, so each thread multiplies what it packed.
   if (kernel_.own_rows_per_thread && threads > 1 && m_ >= size_t{kernel_.own_rows_per_thread} * threads)
