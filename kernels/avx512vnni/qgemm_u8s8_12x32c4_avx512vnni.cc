@@ -63,11 +63,13 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t*
 
 // How the one-row loop prefetches B (M = 1 streams B and nothing else).
 enum class BStream {
-  // One line 128 KB ahead into the outer caches (T2: enough misses in flight for DRAM, across
-  // panel boundaries) and one 32 KB ahead into L1 per 512 bytes, the hardware prefetchers doing
-  // the rest. Zen 4, against one distance of 2, 4, 8 or 32 KB: from 0.4-0.75 to 0.95 of the
-  // read-bandwidth probe for B beyond L3; every line into L1 instead lost 8-20% there.
-  kSparseTwoLevels,
+  // One line 64 KB ahead into the outer caches per 512 bytes (T2: enough misses in flight for
+  // DRAM, across panel boundaries), the hardware prefetchers bringing lines on into L1. Zen 4,
+  // 5 rounds of 1 and 2 threads, against the same plus a line 32 KB ahead into L1: 1x4096x4096
+  // 1.16 / 1.12, 1x4096x11008 1.26 / 1.28, 1x11008x4096 1.11 / 1.19 (1x4096x4096 at 1.0 / 0.84 of
+  // the read-bandwidth probe); 128 or 256 KB ahead within 1-7% of 64. Emerald Rapids (the tier
+  // capped), where every variant runs at its read probe: 1.01-1.02.
+  kOuterCachesAhead,
   // Every line 4 KB ahead into L1. Emerald Rapids, one thread, 5 interleaved rounds: 1x4096x4096
   // 37.7 -> 41.5 GOPS and 1x4096x11008 38.0 -> 41.2 (higher in every round; the read probe 20.6-21.3
   // GB/s, so now at it), 16 threads within the rounds' spread.
@@ -88,9 +90,8 @@ void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_
   }
   size_t g = 0;
   for (; g + kUnroll <= k_groups; g += kUnroll, a += kUnroll * kAStride, b += 2 * kUnroll) {
-    if constexpr (kPrefetch == BStream::kSparseTwoLevels) {
-      _mm_prefetch(reinterpret_cast<const char*>(b + 2048), _MM_HINT_T2);
-      _mm_prefetch(reinterpret_cast<const char*>(b + 512), _MM_HINT_T0);
+    if constexpr (kPrefetch == BStream::kOuterCachesAhead) {
+      _mm_prefetch(reinterpret_cast<const char*>(b + 1024), _MM_HINT_T2);
     } else {
       for (size_t line = 0; line < 2 * kUnroll; ++line)  // one zmm per line
         _mm_prefetch(reinterpret_cast<const char*>(b + 64 + line), _MM_HINT_T0);
@@ -116,7 +117,7 @@ void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_
 template <>
 void DotRows<1>(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr],
                 BlockPrefetch<1>) {
-  DotOneRow<kMr, BStream::kSparseTwoLevels>(k_groups, a, b, carried, tile[0]);
+  DotOneRow<kMr, BStream::kOuterCachesAhead>(k_groups, a, b, carried, tile[0]);
 }
 
 }  // namespace
@@ -148,7 +149,7 @@ void OneRow(size_t nr, size_t k_groups, const void* a_packed, const void* b_pack
 }
 static void qgemm_u8s8_1x32c4__avx512vnni(size_t, size_t nr, size_t k_groups, const void* a_packed,
                                           const void* b_packed, const QGemmTileParams* p) {
-  OneRow<BStream::kSparseTwoLevels>(nr, k_groups, a_packed, b_packed, p);
+  OneRow<BStream::kOuterCachesAhead>(nr, k_groups, a_packed, b_packed, p);
 }
 // The same, prefetching every line into L1 (BStream::kEveryLineToL1): the AMX tier's, since
 // every AMX CPU is an Intel server core.
