@@ -1,4 +1,5 @@
-// qgemm_u8s8_12x32c4__avx512vnni: 12 rows x 32 columns, K in quads (kU8S8 layout).
+// qgemm_u8s8_12x32c4__avx512vnni: 12 rows x 32 columns, K in quads (kU8S8 layout), and the
+// same loop for small M: qgemm_u8s8_4x32c4 (M = 2..4) and qgemm_u8s8_1x32c4 (M = 1).
 //
 // vpdpbusd multiplies u8 by s8 and adds four products straight into int32, with no int16
 // intermediate, so it is exact. s8 A and u8 B are shifted into its domain at packing; the
@@ -6,6 +7,9 @@
 //
 // Twelve rows: 24 accumulators, two B vectors and the broadcast A quad in 27 of the 32 zmm
 // registers, so each B load serves twelve vpdpbusd (8 x 32 left a third of the registers idle).
+// A few rows (M = 2..4: batched decode, speculative decoding) stream B like M = 1, and A packed
+// twelve rows to a group would spread their K over 48 KB (at K = 4096), more than Zen 4's L1
+// beside B's stream; packed four rows to a group it takes 16 KB.
 #include <immintrin.h>
 #include <string.h>
 
@@ -25,41 +29,8 @@ namespace avx512vnni {
 
 namespace {
 
-constexpr size_t kMr = 12, kNr = 32, kKr = 4;
+constexpr size_t kMr = 12, kSmallMr = 4, kNr = 32, kKr = 4;
 constexpr size_t kGroupsPerIteration = 4;  // ForEachKGroup
-
-// The dot products of the tile's first kRows rows (the packed A tile always has kMr rows):
-// a short edge tile or a small M costs only its own rows.
-// `carried`: the dot products of earlier K blocks ([kMr][kNr]), or NULL to start from zero.
-template <size_t kRows>
-void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr],
-             BlockPrefetch<1> prefetch) {
-  __m512i acc[kRows][2];
-  constexpr size_t kLanes = sizeof(__m512i) / 4;
-#pragma GCC unroll 12
-  for (size_t i = 0; i < kRows; ++i) {
-    if (carried) {
-      acc[i][0] = _mm512_load_si512(reinterpret_cast<const __m512i*>(carried + i * kNr));
-      acc[i][1] = _mm512_load_si512(reinterpret_cast<const __m512i*>(carried + i * kNr + kLanes));
-    } else {
-      acc[i][0] = acc[i][1] = _mm512_setzero_si512();
-    }
-  }
-  ForEachKGroup<kGroupsPerIteration>(k_groups, prefetch, [&](size_t g) __attribute__((always_inline)) {
-    const __m512i b0 = _mm512_load_si512(b + 2 * g), b1 = _mm512_load_si512(b + 2 * g + 1);
-#pragma GCC unroll 12
-    for (size_t i = 0; i < kRows; ++i) {
-      const __m512i ai = _mm512_set1_epi32(a[g * kMr + i]);
-      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], ai, b0);
-      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], ai, b1);
-    }
-  });
-#pragma GCC unroll 12
-  for (size_t i = 0; i < kRows; ++i) {
-    _mm512_store_si512(tile[i], acc[i][0]);
-    _mm512_store_si512(tile[i] + 16, acc[i][1]);
-  }
-}
 
 // How the one-row loop prefetches B (M = 1 streams B and nothing else).
 enum class BStream {
@@ -75,6 +46,47 @@ enum class BStream {
   // GB/s, so now at it), 16 threads within the rounds' spread.
   kEveryLineToL1,
 };
+
+template <size_t kAStride, BStream kPrefetch>
+void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t* out);
+
+// The dot products of the tile's first kRows rows (the packed A tile always has kTileRows rows):
+// a short edge tile or a small M costs only its own rows.
+// `carried`: the dot products of earlier K blocks ([kTileRows][kNr]), or NULL to start from zero.
+template <size_t kTileRows, size_t kRows>
+void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr],
+             BlockPrefetch<1> prefetch) {
+  if constexpr (kRows == 1) {
+    DotOneRow<kTileRows, BStream::kOuterCachesAhead>(k_groups, a, b, carried, tile[0]);
+    return;
+  }
+  __m512i acc[kRows][2];
+  constexpr size_t kLanes = sizeof(__m512i) / 4;
+#pragma GCC unroll 12
+  for (size_t i = 0; i < kRows; ++i) {
+    if (carried) {
+      acc[i][0] = _mm512_load_si512(reinterpret_cast<const __m512i*>(carried + i * kNr));
+      acc[i][1] = _mm512_load_si512(reinterpret_cast<const __m512i*>(carried + i * kNr + kLanes));
+    } else {
+      acc[i][0] = acc[i][1] = _mm512_setzero_si512();
+    }
+  }
+  ForEachKGroup<kGroupsPerIteration>(k_groups, prefetch, [&](size_t g) __attribute__((always_inline)) {
+    const __m512i b0 = _mm512_load_si512(b + 2 * g), b1 = _mm512_load_si512(b + 2 * g + 1);
+#pragma GCC unroll 12
+    for (size_t i = 0; i < kRows; ++i) {
+      const __m512i ai = _mm512_set1_epi32(a[g * kTileRows + i]);
+      acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], ai, b0);
+      acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], ai, b1);
+    }
+  });
+#pragma GCC unroll 12
+  for (size_t i = 0; i < kRows; ++i) {
+    _mm512_store_si512(tile[i], acc[i][0]);
+    _mm512_store_si512(tile[i] + 16, acc[i][1]);
+  }
+}
+
 
 // One row (M = 1, LLM decode): four groups per iteration into separate accumulators keep eight
 // vpdpbusd chains in flight instead of two. `kAStride`: int32 entries between A's K quads (the
@@ -114,27 +126,31 @@ void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_
   }
 }
 
-template <>
-void DotRows<1>(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr],
-                BlockPrefetch<1>) {
-  DotOneRow<kMr, BStream::kOuterCachesAhead>(k_groups, a, b, carried, tile[0]);
+template <size_t kTileRows>
+void MultiplyTile(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                  const QGemmTileParams* p) {
+  const int32_t* a = static_cast<const int32_t*>(a_packed);
+  const __m512i* b = static_cast<const __m512i*>(b_packed);
+  alignas(64) int32_t own_tile[kTileRows][kNr];
+  // A K block before the last leaves its dot products in the front end's carry.
+  int32_t(*tile)[kNr] = p->dot_out ? reinterpret_cast<int32_t(*)[kNr]>(p->dot_out) : own_tile;
+  const BlockPrefetch<1> prefetch(*p, k_groups);
+  WithRowCount<kTileRows>(mr, [&](auto rows) {
+    DotRows<kTileRows, decltype(rows)::value>(k_groups, a, b, p->dot_in, tile, prefetch);
+  });
+  if (p->dot_out) return;
+  RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }
 
 }  // namespace
 
-static void qgemm_u8s8_12x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
-                                   const QGemmTileParams* p) {
-  const int32_t* a = static_cast<const int32_t*>(a_packed);
-  const __m512i* b = static_cast<const __m512i*>(b_packed);
-  alignas(64) int32_t own_tile[kMr][kNr];
-  // A K block before the last leaves its dot products in the front end's carry.
-  int32_t(*tile)[kNr] = p->dot_out ? reinterpret_cast<int32_t(*)[kNr]>(p->dot_out) : own_tile;
-  const BlockPrefetch<1> prefetch(*p, k_groups);
-  WithRowCount<kMr>(mr, [&](auto rows) {
-    DotRows<decltype(rows)::value>(k_groups, a, b, p->dot_in, tile, prefetch);
-  });
-  if (p->dot_out) return;
-  RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
+static void qgemm_u8s8_12x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups, const void* a_packed,
+                                           const void* b_packed, const QGemmTileParams* p) {
+  MultiplyTile<kMr>(mr, nr, k_groups, a_packed, b_packed, p);
+}
+static void qgemm_u8s8_4x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups, const void* a_packed,
+                                          const void* b_packed, const QGemmTileParams* p) {
+  MultiplyTile<kSmallMr>(mr, nr, k_groups, a_packed, b_packed, p);
 }
 
 // M = 1 (decode): the same B layout with A packed as one row, so A's K bytes stay in 4 KB
@@ -167,10 +183,14 @@ static_assert(kMr * kNr <= kMaxKBlockTileElements, "tile larger than the front e
 // 2048^3 were within 1% and Zen 4 within its noise.
 constexpr uint32_t kKBlockGroups = 192;
 extern const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni;
+extern const QGemmKernel kQGemm_u8s8_4x32c4__avx512vnni;
 extern const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni;
 extern const QGemmKernel kQGemm_u8s8_1x32c4_pfl1__avx512vnni;
 const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni = {"qgemm_u8s8_1x32c4__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4__avx512vnni, nullptr, nullptr, 0, 0, 0};
 const QGemmKernel kQGemm_u8s8_1x32c4_pfl1__avx512vnni = {"qgemm_u8s8_1x32c4_pfl1__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0};
+// One tile of at most four rows never splits K (the front end splits it only for row blocks of
+// several tiles), so no K block.
+const QGemmKernel kQGemm_u8s8_4x32c4__avx512vnni = {"qgemm_u8s8_4x32c4__avx512vnni", kSmallMr, kNr, kKr, QGemmPacking::kU8S8, 2, kSmallMr, qgemm_u8s8_4x32c4__avx512vnni, nullptr, nullptr, 0, 0, 0};
 const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni = {"qgemm_u8s8_12x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_12x32c4__avx512vnni, nullptr, nullptr, kKBlockGroups, 0, 0};
 
 }  // namespace avx512vnni
