@@ -1,5 +1,5 @@
 // qgemm_u8s8_1x16c4__avx2: one row (M = 1, LLM decode) x 16 columns, K in quads (kU8S8 layout:
-// A as u8, B as s8, one byte each).
+// A as u8, B as s8, one byte each); qgemm_u8s8_2x16c4__avx2, the same for M = 2.
 //
 // A decode step reads every byte of B once, so its speed is B's bytes over the memory system's
 // bandwidth. The 6 x 16 kernel's int16 layout doubles those bytes; this one keeps B at one byte
@@ -15,6 +15,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/kernels.h"
+#include "kernels/row_count.h"
 
 #define CPUML_TIER avx2
 #define CPUML_XSIMD_ARCH xsimd::avx2
@@ -30,7 +31,10 @@ namespace {
 constexpr size_t kNr = 16, kKr = 4;  // a group is four 16-byte loads of 4 columns x 4 K
 
 // A's quad (a0..a3) as int16, four times: a broadcast load and one widening.
-inline __m256i WidenQuad(const int32_t* a) { return _mm256_cvtepu8_epi16(_mm_set1_epi32(*a)); }
+// (vbroadcastss is a load alone; _mm_set1_epi32 compiles to a load, a move and a shuffle.)
+inline __m256i WidenQuad(const int32_t* a) {
+  return _mm256_cvtepu8_epi16(_mm_castps_si128(_mm_broadcast_ss(reinterpret_cast<const float*>(a))));
+}
 
 inline __m256i LoadQuarter(const uint8_t* b, size_t q) {
   return _mm256_cvtepi8_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(b + 16 * q)));
@@ -77,6 +81,49 @@ static void qgemm_u8s8_1x16c4__avx2(size_t, size_t nr, size_t k_groups, const vo
   _mm256_store_si256(reinterpret_cast<__m256i*>(tile[0] + 8), SumPairs(c2, c3));
   RequantizeTile<kNr>(&tile[0][0], 1, nr, p);
 }
+
+// M = 2 (batched decode): the same widening, each widened quarter of B serving both rows. The
+// 6 x 16 kernel streams B as int16 pairs, twice its bytes, and packs A six rows to a group; here
+// B stays one byte per value and A two rows to a group. (Three rows need twelve accumulators,
+// and GCC then spills them: M = 3 ran no faster than the 6 x 16 kernel.)
+constexpr size_t kSmallMr = 2;
+
+namespace {
+
+template <size_t kRows>
+void DotRowsWidened(size_t k_groups, const int32_t* a, const uint8_t* b, int32_t (*tile)[kNr]) {
+  __m256i acc[kRows][4];
+  for (size_t r = 0; r < kRows; ++r)
+    for (size_t q = 0; q < 4; ++q) acc[r][q] = _mm256_setzero_si256();
+  for (size_t g = 0; g < k_groups; ++g, a += kSmallMr, b += kNr * kKr) {
+    __m256i quads[kRows];
+    for (size_t r = 0; r < kRows; ++r) quads[r] = WidenQuad(a + r);
+    for (size_t q = 0; q < 4; ++q) {
+      const __m256i quarter = LoadQuarter(b, q);
+      for (size_t r = 0; r < kRows; ++r) acc[r][q] = _mm256_add_epi32(acc[r][q], _mm256_madd_epi16(quads[r], quarter));
+    }
+  }
+  for (size_t r = 0; r < kRows; ++r) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r]), SumPairs(acc[r][0], acc[r][1]));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r] + 8), SumPairs(acc[r][2], acc[r][3]));
+  }
+}
+
+}  // namespace
+
+static void qgemm_u8s8_2x16c4__avx2(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
+                                    const QGemmTileParams* p) {
+  alignas(32) int32_t tile[kSmallMr][kNr];
+  const int32_t* a = static_cast<const int32_t*>(a_packed);
+  const uint8_t* b = static_cast<const uint8_t*>(b_packed);
+  WithRowCount<kSmallMr>(mr, [&](auto rows) { DotRowsWidened<decltype(rows)::value>(k_groups, a, b, tile); });
+  RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
+}
+
+static_assert(kSmallMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_u8s8_2x16c4__avx2;
+const QGemmKernel kQGemm_u8s8_2x16c4__avx2 = {"qgemm_u8s8_2x16c4__avx2", kSmallMr, kNr, kKr, QGemmPacking::kU8S8, 2, kSmallMr,
+                                             qgemm_u8s8_2x16c4__avx2, nullptr, nullptr, 0, 0, 0};
 
 static_assert(kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_u8s8_1x16c4__avx2;
