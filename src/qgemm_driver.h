@@ -103,11 +103,13 @@ class QGemmPlan {
   bool SplitsK() const {
     return chunks_.size() == 1 && kernel_.k_block_groups != 0 && format_.Groups(k_) > kernel_.k_block_groups;
   }
-  // The groups of one K block where SplitsK(): K in the fewest blocks the kernel allows, of equal
-  // size, so no block is a short tail (its calls and carried dot products cost as much as a full
-  // block's).
+  // The groups of one K block (all of K unless SplitsK()): K in the fewest blocks the kernel
+  // allows, of equal size, so no block is a short tail (its calls and carried dot products cost
+  // as much as a full block's).
   size_t KBlockGroups() const {
-    const size_t groups = format_.Groups(k_), blocks = (groups + kernel_.k_block_groups - 1) / kernel_.k_block_groups;
+    const size_t groups = format_.Groups(k_);
+    if (!SplitsK()) return groups;
+    const size_t blocks = (groups + kernel_.k_block_groups - 1) / kernel_.k_block_groups;
     return (groups + blocks - 1) / blocks;
   }
 
