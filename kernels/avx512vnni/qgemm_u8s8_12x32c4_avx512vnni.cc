@@ -87,10 +87,9 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t*
   }
 }
 
-
 // One row (M = 1, LLM decode): four groups per iteration into separate accumulators keep eight
 // vpdpbusd chains in flight instead of two. `kAStride`: int32 entries between A's K quads (the
-// tile's row count in the 12-row layout, 1 in the one-row layout).
+// tile's row count in the 12- and 4-row layouts, 1 in the one-row layout).
 template <size_t kAStride, BStream kPrefetch>
 void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t* out) {
   constexpr size_t kUnroll = 4;
