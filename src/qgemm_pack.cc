@@ -126,6 +126,7 @@ inline void Store16(uint8_t* p, Bytes16 v) { memcpy(p, &v, 16); }
 // Byte sums of rows in 16-bit lanes; the caller folds them into 32 bits (Fold) before a lane can
 // wrap: each Add puts at most 510 into a lane.
 struct RowSum {
+  static constexpr size_t kAddsPerFold = 128;  // 128 Adds of 510 fit 16 bits
   void Add(Bytes16 v) {
     const Words8 w = reinterpret_cast<Words8>(v);
     words += (w & 0xff) + (w >> 8);
@@ -144,7 +145,7 @@ void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, siz
   // Rows transposed together (16 bytes of a row hold 16 / kr groups), and K values per step.
   constexpr size_t block = kr == 4 ? 4 : kr == 8 ? 2 : 1;
   constexpr size_t step = kr < 16 ? 16 : kr, pieces = step / 16;
-  constexpr size_t steps_per_fold = 128 / pieces;  // 128 Adds of 510 fit 16 bits
+  constexpr size_t steps_per_fold = RowSum::kAddsPerFold / pieces;
   const size_t vector_k = k / kr * kr / step * step;  // whole groups in whole steps
   const Bytes16 flip16 = Bytes16{} + flip, sum_flip16 = Bytes16{} + static_cast<uint8_t>(flip ^ sum_flip);
   auto row = [&](size_t i) { return a + i * row_stride; };
@@ -219,12 +220,12 @@ void ShiftedRowTerms(int32_t shifted_zero_point, size_t k, uint32_t sum, int32_t
 uint32_t RowBytesSum(const uint8_t* row, size_t k, uint8_t flip) {
   const Bytes16 flip16 = Bytes16{} + flip;
   RowSum sum;
-  size_t kk = 0, until_fold = 128;
+  size_t kk = 0, until_fold = RowSum::kAddsPerFold;
   for (; kk + 16 <= k; kk += 16) {
     sum.Add(Load16(row + kk) ^ flip16);
     if (--until_fold == 0) {
       sum.Fold();
-      until_fold = 128;
+      until_fold = RowSum::kAddsPerFold;
     }
   }
   sum.Fold();
