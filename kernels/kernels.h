@@ -83,10 +83,10 @@ struct QGemmTileParams {
   // each tile of a row block an equal share, so the block is in L2 before its first tile.
   const uint8_t* prefetch_b;
   size_t prefetch_b_bytes;
-  // kU8S8Tiles kernels: non-zero when A is read in place instead of packed. a_packed then points
-  // at the caller's A for the tile's first row and first K group, rows a_row_stride bytes apart,
-  // K contiguous and a whole number of groups, every row the kernel loads present (mr is 16 or
-  // the kernel's full tile); a_signed: A is s8 (multiplied as s8 x s8), else u8. The row terms
+  // Kernels that read A in place (QGemmKernel::a_in_place): non-zero when A is read in place
+  // instead of packed. a_packed then points at the caller's A for the tile's first row and first
+  // K group, rows a_row_stride bytes apart, K contiguous and a whole number of groups, every row
+  // the kernel loads present; a_signed: A is s8 (multiplied as s8 x s8), else u8. The row terms
   // are then in A's own domain (no shift).
   size_t a_row_stride;
   bool a_signed;
@@ -121,6 +121,18 @@ constexpr uint32_t kMaxKernelMr = 32, kMaxKernelNr = 64;
 // this many dot products between K blocks (the front end's stack; such kernels check their tile).
 constexpr size_t kMaxKBlockTiles = 8, kMaxKBlockTileElements = 32 * 32;
 
+// Which A a kernel can read in place, rows a_row_stride apart (QGemmTileParams), instead of
+// from a packed copy.
+enum class QGemmAInPlace : uint8_t {
+  kNever,
+  // u8 A, any number of rows (the kernel loads only the tile's mr rows, 4 bytes at a time), rows
+  // and data 4-byte aligned: the VNNI layout, where a u8 row is already in the kernel's domain.
+  kU8Rows,
+  // u8 or s8 A (tdpbusd, tdpbssd), mr a whole tile or half of one (AMX loads 16 rows at a
+  // time), rows and data 64-byte aligned (a tile row across two lines costs more than packing).
+  kWholeTiles,
+};
+
 // A GEMM micro-kernel describes itself, in its own file, from its own constants.
 struct QGemmKernel {
   const char* name;    // qgemm_<operands>_<mr>x<nr>c<kr>__<tier>
@@ -148,6 +160,7 @@ struct QGemmKernel {
   // kernel fast enough that moving packed A between cores costs more than every thread streaming
   // all of B (AMX); zero keeps the row blocks sized for L2 reuse alone.
   uint32_t own_rows_per_thread;
+  QGemmAInPlace a_in_place;
 };
 
 // A tier's table: its fills and its GEMM kernels in order of preference.

@@ -22,6 +22,9 @@ constexpr size_t kABlockBytes = 256 * 1024;
 #define CPUML_QGEMM_TASKS_PER_THREAD 16
 #endif
 
+// Threads from which the VNNI kernels read u8 A in place (QGemmPlan::ReadsAInPlace).
+constexpr size_t kU8RowsInPlaceThreads = 16;
+
 // The product of `factors` if it is at most 2^62 (far beyond any allocation, and safe to add a
 // few such sizes); false otherwise.
 bool CheckedProduct(std::initializer_list<uint64_t> factors, uint64_t* product) {
@@ -309,6 +312,35 @@ struct QGemmPlan::RunJob {
   }
 };
 
+bool QGemmPlan::ReadsAInPlace(const Int8Operand& a, bool pack_in_block, size_t threads) const {
+  const QGemmAInPlace kind = kernel_.a_in_place;
+  if (kind == QGemmAInPlace::kNever || chunks_.size() != 1 || k_ % format_.kr != 0 || a.col_stride != 1 ||
+      a.row_stride == 0)
+    return false;
+  auto aligned = [&](uint64_t alignment) {
+    return reinterpret_cast<uintptr_t>(a.data) % alignment == 0 && a.row_stride % alignment == 0 &&
+           a.batch_stride % alignment == 0 && a.channel_stride % alignment == 0;
+  };
+  // The VNNI kernels read u8 rows in place only where the pass that packs A for the tasks to share
+  // costs more than their strided reads: from 16 threads, where that pass rewrites packed lines
+  // other cores read in the previous call. On the Emerald Rapids device (avx512vnni tier), 6
+  // rounds each, in place / packed: 16 threads 1024^3 1.02-1.08, 128x768x3072 1.11-1.19,
+  // 16x4096x4096 1.19-1.23; 2, 4 and 8 threads 0.91-0.96 on the first two. One thread packs
+  // inside its task, and reading in place there gained nothing on Zen 4 (and lost 6% at
+  // 16x4096x4096, whose rows 4 KB apart share one set of L1).
+  if (kind == QGemmAInPlace::kU8Rows) return !a.is_signed && aligned(4) && !pack_in_block && threads >= kU8RowsInPlaceThreads;
+  // The AMX kernel reads A in place when every tile is whole (M a multiple of 32, or of 32 plus
+  // a last tile of 16), the rows are 64-byte aligned (a row load across two lines costs more
+  // than packing), and A would otherwise be packed in a pass of its own (several column blocks,
+  // so several threads). That pass rewrites packed A that other cores read in the previous call
+  // and waits on taking those lines back: on the Emerald Rapids device, 16 threads, reading in
+  // place ran 16x4096x4096 x1.54, 512x2048x2048 x1.47, 128x768x3072 x1.31, 1024^3 x1.22 and
+  // 2048^3 x1.10. Packed inside a task, A costs little, and one thread ran 32x4096x4096 5% faster
+  // from the packed copy.
+  const bool whole_tiles = m_ % format_.mr == 0 || m_ % format_.mr == format_.mr / 2;
+  return whole_tiles && aligned(64) && !pack_in_block;
+}
+
 void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQuantization& q, const QGemmOutput& out,
                     uint8_t* packed_a, uint8_t* row_terms, pthreadpool_t pool) const {
   RunJob job{this, &a, packed_b, &q, &out, packed_a, reinterpret_cast<int32_t*>(row_terms), 0, 0, false, false};
@@ -336,20 +368,7 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   // With one column block, each row block of each A matrix belongs to one task; batches that share
   // an A matrix (broadcast A) would each pack it, so they keep the separate pass.
   job.pack_in_block = n_blocks == 1 && a_grid_.Count() == batch_count;
-  // The AMX kernel reads A in place when every tile is whole (M a multiple of 32, or of 32 plus
-  // a last tile of 16), K is whole groups, the rows are contiguous along K and 64-byte aligned
-  // (a row load across two lines costs more than packing), and A would otherwise be packed in a
-  // pass of its own (several column blocks, so several threads). That pass rewrites packed A that
-  // other cores read in the previous call and waits on taking those lines back: on the Emerald
-  // Rapids device, 16 threads, reading in place ran 16x4096x4096 x1.54, 512x2048x2048 x1.47,
-  // 128x768x3072 x1.31, 1024^3 x1.22 and 2048^3 x1.10. Packed inside a task, A costs little, and
-  // one thread ran 32x4096x4096 5% faster from the packed copy.
-  const bool a_lines_aligned = reinterpret_cast<uintptr_t>(a.data) % 64 == 0 && a.row_stride % 64 == 0 &&
-                               a.batch_stride % 64 == 0 && a.channel_stride % 64 == 0;
-  const bool whole_tiles = m_ % format_.mr == 0 || m_ % format_.mr == format_.mr / 2;
-  job.a_in_place = format_.packing == QGemmPacking::kU8S8Tiles && chunks_.size() == 1 && whole_tiles &&
-                   k_ % format_.kr == 0 && a.col_stride == 1 && a.row_stride != 0 && a_lines_aligned &&
-                   !job.pack_in_block;
+  job.a_in_place = ReadsAInPlace(a, job.pack_in_block, threads);
   if (job.a_in_place) {
     // Row sums only where a column term reads them (a u8 B, or B zero points): then a pass over
     // A's rows shared by the threads; otherwise the terms are a few stores per row.

@@ -98,6 +98,10 @@ class QGemmPlan {
   };
   struct RunJob;
 
+  // Whether the kernel reads `a` in place (QGemmKernel::a_in_place) rather than from packed
+  // tiles, given whether the tasks would pack A inside themselves (pack_in_block) and the threads.
+  bool ReadsAInPlace(const Int8Operand& a, bool pack_in_block, size_t threads) const;
+
   // True when K is run in the kernel's blocks (QGemmKernel::k_block_groups), dot products carried
   // between them: only where K is one exact chunk longer than a block.
   bool SplitsK() const {

@@ -313,12 +313,13 @@ TEST_P(QGemmTest, FewATilesManyThreads) {
 // The shapes whose A the AMX tier reads in place (whole tiles of 32 rows, or a last one of 16; K a
 // multiple of 64; aligned rows; several threads) and their neighbours that it packs: both A types
 // (u8 through tdpbusd, s8 through tdpbssd), B zero points per column and absent (row sums needed
-// or not), per-row A zero points, padded rows, two A matrices, one and three threads.
+// or not), per-row A zero points, padded rows, two A matrices, one, three and sixteen threads.
+// The AVX-512 VNNI kernels read u8 A in place from sixteen threads (K a multiple of 4; 102 is not).
 TEST_P(QGemmTest, AReadInPlaceShapes) {
   uint32_t seed = 1300;
   for (uint32_t m : {16u, 32u, 17u, 80u})
-    for (uint32_t k : {64u, 320u, 100u, 1088u}) {  // 1088: K past the AMX kernel's K block
-      if (ReducedSweep() && k == 320) continue;
+    for (uint32_t k : {64u, 320u, 100u, 102u, 1088u}) {  // 1088: K past the AMX and VNNI kernels' K blocks
+      if (ReducedSweep() && (k == 320 || k == 102)) continue;
       if (k == 1088 && m != 80) continue;
       for (int variant = 0; variant < 4; ++variant) {
         QConfig c;
@@ -333,7 +334,8 @@ TEST_P(QGemmTest, AReadInPlaceShapes) {
         c.b_transposed = true;
         c.b_owned = variant != 1;
         if (variant == 2) c.a_batch = c.b_batch = {2, 1};
-        c.threads = variant == 3 ? 1 : 3;  // one thread packs inside its task; several read in place
+        // One thread packs inside its task; several read in place (the VNNI kernels: u8 A, sixteen).
+        c.threads = variant == 3 ? 1 : variant == 0 ? 3 : 16;
         c.seed = ++seed;
         Check(c);
         if (HasFatalFailure()) return;

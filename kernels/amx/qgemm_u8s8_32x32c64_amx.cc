@@ -229,7 +229,7 @@ static_assert(kMr * kNr <= kMaxKBlockTileElements, "tile larger than the front e
 extern const QGemmKernel kQGemm_u8s8_32x32c64__amx;
 const QGemmKernel kQGemm_u8s8_32x32c64__amx = {
     "qgemm_u8s8_32x32c64__amx", kMr,         kNr,         kKr,         QGemmPacking::kU8S8Tiles, 4, UINT32_MAX,
-    qgemm_u8s8_32x32c64__amx,   LoadTileConfig, FinishAndReleaseTiles, kKBlockGroups, 0, kOwnRowsPerThread};
+    qgemm_u8s8_32x32c64__amx,   LoadTileConfig, FinishAndReleaseTiles, kKBlockGroups, 0, kOwnRowsPerThread, QGemmAInPlace::kWholeTiles};
 
 }  // namespace amx
 }  // namespace cpuml

@@ -84,7 +84,7 @@ static void qgemm_u8s7_6x16c4__avx2(size_t mr, size_t nr, size_t k_groups, const
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_u8s7_6x16c4__avx2;
 const QGemmKernel kQGemm_u8s7_6x16c4__avx2 = {"qgemm_u8s7_6x16c4__avx2", kMr, kNr, kKr, QGemmPacking::kU8S8, 1,
-                                              UINT32_MAX, qgemm_u8s7_6x16c4__avx2, nullptr, nullptr, 0, kMaxBMagnitude, 0};
+                                              UINT32_MAX, qgemm_u8s7_6x16c4__avx2, nullptr, nullptr, 0, kMaxBMagnitude, 0, QGemmAInPlace::kNever};
 
 }  // namespace avx2
 }  // namespace cpuml

@@ -123,12 +123,12 @@ static void qgemm_u8s8_2x16c4__avx2(size_t mr, size_t nr, size_t k_groups, const
 static_assert(kSmallMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_u8s8_2x16c4__avx2;
 const QGemmKernel kQGemm_u8s8_2x16c4__avx2 = {"qgemm_u8s8_2x16c4__avx2", kSmallMr, kNr, kKr, QGemmPacking::kU8S8, 2, kSmallMr,
-                                             qgemm_u8s8_2x16c4__avx2, nullptr, nullptr, 0, 0, 0};
+                                             qgemm_u8s8_2x16c4__avx2, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 
 static_assert(kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_u8s8_1x16c4__avx2;
 const QGemmKernel kQGemm_u8s8_1x16c4__avx2 = {"qgemm_u8s8_1x16c4__avx2", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1,
-                                             qgemm_u8s8_1x16c4__avx2, nullptr, nullptr, 0, 0, 0};
+                                             qgemm_u8s8_1x16c4__avx2, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 
 }  // namespace avx2
 }  // namespace cpuml

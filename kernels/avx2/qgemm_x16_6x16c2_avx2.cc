@@ -86,7 +86,7 @@ static_assert(kMr * kNr <= kMaxKBlockTileElements, "tile larger than the front e
 // block's tiles pass over it.
 constexpr uint32_t kKBlockGroups = 256;
 extern const QGemmKernel kQGemm_x16_6x16c2__avx2;
-const QGemmKernel kQGemm_x16_6x16c2__avx2 = {"qgemm_x16_6x16c2__avx2", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_6x16c2__avx2, nullptr, nullptr, kKBlockGroups, 0, 0};
+const QGemmKernel kQGemm_x16_6x16c2__avx2 = {"qgemm_x16_6x16c2__avx2", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_6x16c2__avx2, nullptr, nullptr, kKBlockGroups, 0, 0, QGemmAInPlace::kNever};
 
 }  // namespace avx2
 }  // namespace cpuml

@@ -10,6 +10,9 @@
 // A few rows (M = 2..4: batched decode, speculative decoding) stream B like M = 1, and A packed
 // twelve rows to a group would spread their K over 48 KB (at K = 4096), more than Zen 4's L1
 // beside B's stream; packed four rows to a group it takes 16 KB.
+//
+// The 12- and 4-row kernels also read a u8 A in place (QGemmTileParams::a_row_stride): a u8 row is
+// already in vpdpbusd's domain, so its quads are broadcast straight from the caller's rows.
 #include <immintrin.h>
 #include <string.h>
 
@@ -50,16 +53,45 @@ enum class BStream {
 template <size_t kAStride, BStream kPrefetch>
 void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t* out);
 
-// The dot products of the tile's first kRows rows (the packed A tile always has kTileRows rows):
+// Row i's quad of K group g in A as the tile reads it. Packed: the tile's kTileRows quads per
+// group. In place (QGemmTileParams::a_row_stride, u8 A): the caller's rows, four rows to a base
+// pointer, so each quad is one load through one addressing mode (base + {0, 1, 2, 3} x stride +
+// the group's bytes) and A keeps five general registers however many rows the tile has.
+template <size_t kTileRows, bool kInPlace>
+class AQuads;
+template <size_t kTileRows>
+class AQuads<kTileRows, false> {
+ public:
+  AQuads(const void* a, size_t) : a_(static_cast<const int32_t*>(a)) {}
+  __attribute__((always_inline)) int32_t operator()(size_t i, size_t g) const { return a_[g * kTileRows + i]; }
+
+ private:
+  const int32_t* a_;
+};
+template <size_t kTileRows>
+class AQuads<kTileRows, true> {
+ public:
+  AQuads(const void* a, size_t row_stride) : stride_(row_stride) {
+    for (size_t q = 0; q < kBases; ++q) base_[q] = static_cast<const uint8_t*>(a) + 4 * q * row_stride;
+  }
+  __attribute__((always_inline)) int32_t operator()(size_t i, size_t g) const {
+    int32_t quad;
+    memcpy(&quad, base_[i / 4] + (i % 4) * stride_ + g * kKr, sizeof quad);
+    return quad;
+  }
+
+ private:
+  static constexpr size_t kBases = (kTileRows + 3) / 4;
+  const uint8_t* base_[kBases];
+  size_t stride_;
+};
+
+// The dot products of the tile's first kRows rows (a packed A tile always has kTileRows rows):
 // a short edge tile or a small M costs only its own rows.
 // `carried`: the dot products of earlier K blocks ([kTileRows][kNr]), or NULL to start from zero.
-template <size_t kTileRows, size_t kRows>
-void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t (*tile)[kNr],
-             BlockPrefetch<1> prefetch) {
-  if constexpr (kRows == 1) {
-    DotOneRow<kTileRows, BStream::kOuterCachesAhead>(k_groups, a, b, carried, tile[0]);
-    return;
-  }
+template <size_t kTileRows, size_t kRows, bool kAInPlace>
+void DotRows(size_t k_groups, AQuads<kTileRows, kAInPlace> a, const __m512i* b, const int32_t* carried,
+             int32_t (*tile)[kNr], BlockPrefetch<1> prefetch) {
   __m512i acc[kRows][2];
   constexpr size_t kLanes = sizeof(__m512i) / 4;
 #pragma GCC unroll 12
@@ -75,7 +107,7 @@ void DotRows(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t*
     const __m512i b0 = _mm512_load_si512(b + 2 * g), b1 = _mm512_load_si512(b + 2 * g + 1);
 #pragma GCC unroll 12
     for (size_t i = 0; i < kRows; ++i) {
-      const __m512i ai = _mm512_set1_epi32(a[g * kTileRows + i]);
+      const __m512i ai = _mm512_set1_epi32(a(i, g));
       acc[i][0] = _mm512_dpbusd_epi32(acc[i][0], ai, b0);
       acc[i][1] = _mm512_dpbusd_epi32(acc[i][1], ai, b1);
     }
@@ -135,7 +167,18 @@ void MultiplyTile(size_t mr, size_t nr, size_t k_groups, const void* a_packed, c
   int32_t(*tile)[kNr] = p->dot_out ? reinterpret_cast<int32_t(*)[kNr]>(p->dot_out) : own_tile;
   const BlockPrefetch<1> prefetch(*p, k_groups);
   WithRowCount<kTileRows>(mr, [&](auto rows) {
-    DotRows<kTileRows, decltype(rows)::value>(k_groups, a, b, p->dot_in, tile, prefetch);
+    constexpr size_t kRows = decltype(rows)::value;
+    if constexpr (kRows == 1) {
+      if (!p->a_row_stride) {
+        DotOneRow<kTileRows, BStream::kOuterCachesAhead>(k_groups, a, b, p->dot_in, tile[0]);
+        return;
+      }
+    }
+    if (p->a_row_stride)
+      DotRows<kTileRows, kRows>(k_groups, AQuads<kTileRows, true>(a_packed, p->a_row_stride), b, p->dot_in, tile,
+                                prefetch);
+    else
+      DotRows<kTileRows, kRows>(k_groups, AQuads<kTileRows, false>(a_packed, 0), b, p->dot_in, tile, prefetch);
   });
   if (p->dot_out) return;
   RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
@@ -185,12 +228,12 @@ extern const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni;
 extern const QGemmKernel kQGemm_u8s8_4x32c4__avx512vnni;
 extern const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni;
 extern const QGemmKernel kQGemm_u8s8_1x32c4_pfl1__avx512vnni;
-const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni = {"qgemm_u8s8_1x32c4__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4__avx512vnni, nullptr, nullptr, 0, 0, 0};
-const QGemmKernel kQGemm_u8s8_1x32c4_pfl1__avx512vnni = {"qgemm_u8s8_1x32c4_pfl1__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0};
+const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni = {"qgemm_u8s8_1x32c4__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
+const QGemmKernel kQGemm_u8s8_1x32c4_pfl1__avx512vnni = {"qgemm_u8s8_1x32c4_pfl1__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 // One tile of at most four rows never splits K (the front end splits it only for row blocks of
 // several tiles), so no K block.
-const QGemmKernel kQGemm_u8s8_4x32c4__avx512vnni = {"qgemm_u8s8_4x32c4__avx512vnni", kSmallMr, kNr, kKr, QGemmPacking::kU8S8, 2, kSmallMr, qgemm_u8s8_4x32c4__avx512vnni, nullptr, nullptr, 0, 0, 0};
-const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni = {"qgemm_u8s8_12x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_12x32c4__avx512vnni, nullptr, nullptr, kKBlockGroups, 0, 0};
+const QGemmKernel kQGemm_u8s8_4x32c4__avx512vnni = {"qgemm_u8s8_4x32c4__avx512vnni", kSmallMr, kNr, kKr, QGemmPacking::kU8S8, 2, kSmallMr, qgemm_u8s8_4x32c4__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kU8Rows};
+const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni = {"qgemm_u8s8_12x32c4__avx512vnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1, UINT32_MAX, qgemm_u8s8_12x32c4__avx512vnni, nullptr, nullptr, kKBlockGroups, 0, 0, QGemmAInPlace::kU8Rows};
 
 }  // namespace avx512vnni
 }  // namespace cpuml

@@ -115,10 +115,10 @@ static void qgemm_u8s8_1x16c4__avxvnni(size_t, size_t nr, size_t k_groups, const
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_u8s8_1x16c4__avxvnni;
 const QGemmKernel kQGemm_u8s8_1x16c4__avxvnni = {"qgemm_u8s8_1x16c4__avxvnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1,
-                                                 qgemm_u8s8_1x16c4__avxvnni, nullptr, nullptr, 0, 0, 0};
+                                                 qgemm_u8s8_1x16c4__avxvnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 extern const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni;
 const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni = {"qgemm_u8s8_6x16c4__avxvnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1,
-                                                 UINT32_MAX, qgemm_u8s8_6x16c4__avxvnni, nullptr, nullptr, 0, 0, 0};
+                                                 UINT32_MAX, qgemm_u8s8_6x16c4__avxvnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 
 }  // namespace avxvnni
 }  // namespace cpuml

@@ -224,10 +224,10 @@ static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the 
 constexpr uint32_t kSymmetricB = 127;  // 2 * 128 * 127 = 32512 <= 32767
 extern const QGemmKernel kQGemm_s8s8_2x8c16__neon;
 const QGemmKernel kQGemm_s8s8_2x8c16__neon = {"qgemm_s8s8_2x8c16__neon", kMr, kNr, kKr, QGemmPacking::kS8S8, 1,
-                                              UINT32_MAX, qgemm_s8s8_2x8c16__neon, nullptr, nullptr, 0, 0, 0};
+                                              UINT32_MAX, qgemm_s8s8_2x8c16__neon, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 extern const QGemmKernel kQGemm_s8sym_2x8c16__neon;
 const QGemmKernel kQGemm_s8sym_2x8c16__neon = {"qgemm_s8sym_2x8c16__neon", kMr, kNr, kKr, QGemmPacking::kS8S8, 1,
-                                               UINT32_MAX, qgemm_s8sym_2x8c16__neon, nullptr, nullptr, 0, kSymmetricB, 0};
+                                               UINT32_MAX, qgemm_s8sym_2x8c16__neon, nullptr, nullptr, 0, kSymmetricB, 0, QGemmAInPlace::kNever};
 
 }  // namespace neon
 }  // namespace cpuml

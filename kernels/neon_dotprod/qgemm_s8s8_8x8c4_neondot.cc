@@ -71,7 +71,7 @@ static void qgemm_s8s8_8x8c4__neondot(size_t mr, size_t nr, size_t k_groups, con
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_s8s8_8x8c4__neondot;
-const QGemmKernel kQGemm_s8s8_8x8c4__neondot = {"qgemm_s8s8_8x8c4__neondot", kMr, kNr, kKr, QGemmPacking::kS8S8, 1, UINT32_MAX, qgemm_s8s8_8x8c4__neondot, nullptr, nullptr, 0, 0, 0};
+const QGemmKernel kQGemm_s8s8_8x8c4__neondot = {"qgemm_s8s8_8x8c4__neondot", kMr, kNr, kKr, QGemmPacking::kS8S8, 1, UINT32_MAX, qgemm_s8s8_8x8c4__neondot, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 
 }  // namespace neon_dotprod
 }  // namespace cpuml

@@ -63,7 +63,7 @@ static void qgemm_s8s8_8x8c8__neoni8mm(size_t mr, size_t nr, size_t k_groups, co
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_s8s8_8x8c8__neoni8mm;
-const QGemmKernel kQGemm_s8s8_8x8c8__neoni8mm = {"qgemm_s8s8_8x8c8__neoni8mm", kMr, kNr, kKr, QGemmPacking::kS8S8, 1, UINT32_MAX, qgemm_s8s8_8x8c8__neoni8mm, nullptr, nullptr, 0, 0, 0};
+const QGemmKernel kQGemm_s8s8_8x8c8__neoni8mm = {"qgemm_s8s8_8x8c8__neoni8mm", kMr, kNr, kKr, QGemmPacking::kS8S8, 1, UINT32_MAX, qgemm_s8s8_8x8c8__neoni8mm, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 
 }  // namespace neon_i8mm
 }  // namespace cpuml

@@ -55,7 +55,7 @@ static void qgemm_x16_4x4c2__scalar(size_t mr, size_t nr, size_t k_groups, const
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 static_assert(kMr * kNr <= kMaxKBlockTileElements, "tile larger than the front end's K-block carry");
 extern const QGemmKernel kQGemm_x16_4x4c2__scalar;
-const QGemmKernel kQGemm_x16_4x4c2__scalar = {"qgemm_x16_4x4c2__scalar", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x4c2__scalar, nullptr, nullptr, kKBlockGroups, 0, 0};
+const QGemmKernel kQGemm_x16_4x4c2__scalar = {"qgemm_x16_4x4c2__scalar", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x4c2__scalar, nullptr, nullptr, kKBlockGroups, 0, 0, QGemmAInPlace::kNever};
 
 }  // namespace scalar
 }  // namespace cpuml

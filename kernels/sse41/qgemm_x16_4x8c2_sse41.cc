@@ -70,7 +70,7 @@ static void qgemm_x16_4x8c2__sse41(size_t mr, size_t nr, size_t k_groups, const 
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_x16_4x8c2__sse41;
-const QGemmKernel kQGemm_x16_4x8c2__sse41 = {"qgemm_x16_4x8c2__sse41", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x8c2__sse41, nullptr, nullptr, 0, 0, 0};
+const QGemmKernel kQGemm_x16_4x8c2__sse41 = {"qgemm_x16_4x8c2__sse41", kMr, kNr, kKr, QGemmPacking::kInt16Pairs, 1, UINT32_MAX, qgemm_x16_4x8c2__sse41, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 
 }  // namespace sse41
 }  // namespace cpuml

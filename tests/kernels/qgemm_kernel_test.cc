@@ -78,7 +78,7 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
   // Packs `o` for the kernel, runs every panel of its columns in one mode, and compares.
   // k_block: 0, or run K in blocks of this many groups, carrying the dot products between calls
   // (dot_out, then dot_in), as the front end does for kernels with k_block_groups.
-  // a_stride: 0, or read A in place (kU8S8Tiles kernels: QGemmTileParams::a_row_stride) from a
+  // a_stride: 0, or read A in place (kernels with QGemmKernel::a_in_place: a_row_stride) from a
   // copy of its rows this many bytes apart, holding exactly o.m rows.
   void Check(const Operands& o, bool acc_mode, bool out_signed, bool per_column_multiplier, std::mt19937& rng,
              size_t k_block = 0, size_t a_stride = 0) {
@@ -267,24 +267,31 @@ TEST_P(QGemmKernelTest, KBlocksCarryTheDotProducts) {
     }
 }
 
-// Kernels of the AMX tile layout read A in place when the front end allows (one tile of exactly
-// 16 or 32 rows, K whole groups): u8 rows through tdpbusd, s8 rows through tdpbssd, row terms in
-// A's own domain, any row stride, K whole or in blocks.
+// Kernels that read A in place do so when the front end allows: the AMX tile kernel for one tile
+// of exactly 16 or 32 rows, u8 rows through tdpbusd and s8 rows through tdpbssd; the VNNI kernels
+// for u8 rows, any number of them. K whole groups, row terms in A's own domain, any row stride
+// (the copy holds exactly the tile's rows, so a read past them is out of bounds), K whole or in
+// blocks.
 TEST_P(QGemmKernelTest, ReadsAInPlace) {
   const QGemmKernel& kernel = *GetParam().kernel;
-  if (kernel.packing != cpuml::QGemmPacking::kU8S8Tiles) GTEST_SKIP() << kernel.name << " packs A always";
+  if (kernel.a_in_place == cpuml::QGemmAInPlace::kNever) GTEST_SKIP() << kernel.name << " packs A always";
+  const bool whole_tiles = kernel.a_in_place == cpuml::QGemmAInPlace::kWholeTiles;
+  const std::vector<size_t> row_counts =
+      whole_tiles ? std::vector<size_t>{kernel.mr, kernel.mr / 2} : std::vector<size_t>{kernel.mr, kernel.mr - 1, 1};
   std::mt19937 rng(17);
-  for (size_t m : {size_t{kernel.mr}, size_t{kernel.mr} / 2})
+  for (size_t m : row_counts)
     for (size_t groups : {1, 2, 37})
       for (int combo = 0; combo < 4; ++combo) {
+        const bool a_signed = whole_tiles && (combo & 1);
         const size_t k = groups * kernel.kr;
-        const Operands o = RandomOperands(rng, m, kernel.nr + 5, k, combo & 1, combo & 2);
+        const Operands o = RandomOperands(rng, m, kernel.nr + 5, k, a_signed, combo & 2);
         Check(o, combo & 1, combo & 2, combo == 3, rng, 0, combo & 1 ? k + 13 : k);
         if (HasFatalFailure()) return;
       }
+  if (kernel.k_block_groups == 0) return;
   const size_t k = (2 * size_t{kernel.k_block_groups} + 3) * kernel.kr;
   for (int combo = 0; combo < 4; ++combo) {
-    const Operands o = RandomOperands(rng, kernel.mr, kernel.nr, k, combo & 1, combo & 2);
+    const Operands o = RandomOperands(rng, kernel.mr, kernel.nr, k, whole_tiles && (combo & 1), combo & 2);
     Check(o, false, combo & 1, false, rng, kernel.k_block_groups, k + 64);
     if (HasFatalFailure()) return;
   }
