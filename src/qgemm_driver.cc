@@ -322,12 +322,14 @@ bool QGemmPlan::ReadsAInPlace(const Int8Operand& a, bool pack_in_block, size_t t
            a.batch_stride % alignment == 0 && a.channel_stride % alignment == 0;
   };
   // The VNNI kernels read u8 rows in place only where the pass that packs A for the tasks to share
-  // costs more than their strided reads: from 16 threads, where that pass rewrites packed lines
-  // other cores read in the previous call. On the Emerald Rapids device (avx512vnni tier), 6
-  // rounds each, in place / packed: 16 threads 1024^3 1.02-1.08, 128x768x3072 1.11-1.19,
-  // 16x4096x4096 1.19-1.23; 2, 4 and 8 threads 0.91-0.96 on the first two. One thread packs
-  // inside its task, and reading in place there gained nothing on Zen 4 (and lost 6% at
-  // 16x4096x4096, whose rows 4 KB apart share one set of L1).
+  // costs more than their strided reads: from 16 threads, where that pass (one or two threads'
+  // work at small M, the others waiting) rewrites packed lines other cores read in the previous
+  // call. On the Emerald Rapids device, 16 threads, three calls of 6-8 rounds, medians of per-round
+  // ratios in place / packed, `avx512vnni`: 16x4096x4096 1.10-1.23, 128x768x3072 1.02-1.19, 1024^3
+  // 0.97-1.08, 2048^3 0.95-1.05; the `amx` tier's four-row kernel 4x4096x4096 1.12; `avxvnni`
+  // 16x4096x4096 1.20, 1024^3 and 2048^3 0.99-1.02, 128x768x3072 0.94. At 2, 4 and 8 threads the
+  // larger shapes lost 4-9%. One thread packs inside its task, and reading in place there gained
+  // nothing on Zen 4 (and lost 6% at 16x4096x4096, whose rows 4 KB apart share one set of L1).
   if (kind == QGemmAInPlace::kU8Rows) return !a.is_signed && aligned(4) && !pack_in_block && threads >= kU8RowsInPlaceThreads;
   // The AMX kernel reads A in place when every tile is whole (M a multiple of 32, or of 32 plus
   // a last tile of 16), the rows are 64-byte aligned (a row load across two lines costs more

@@ -24,6 +24,7 @@
 #define CPUML_TIER avx512vnni
 #define CPUML_XSIMD_ARCH xsimd::avx512bw
 
+#include "kernels/a_quads.inl"
 #include "kernels/block_prefetch.inl"
 #include "kernels/requantize_xsimd.inl"
 
@@ -52,39 +53,6 @@ enum class BStream {
 
 template <size_t kAStride, BStream kPrefetch>
 void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t* out);
-
-// Row i's quad of K group g in A as the tile reads it. Packed: the tile's kTileRows quads per
-// group. In place (QGemmTileParams::a_row_stride, u8 A): the caller's rows, four rows to a base
-// pointer, so each quad is one load through one addressing mode (base + {0, 1, 2, 3} x stride +
-// the group's bytes) and A keeps five general registers however many rows the tile has.
-template <size_t kTileRows, bool kInPlace>
-class AQuads;
-template <size_t kTileRows>
-class AQuads<kTileRows, false> {
- public:
-  AQuads(const void* a, size_t) : a_(static_cast<const int32_t*>(a)) {}
-  __attribute__((always_inline)) int32_t operator()(size_t i, size_t g) const { return a_[g * kTileRows + i]; }
-
- private:
-  const int32_t* a_;
-};
-template <size_t kTileRows>
-class AQuads<kTileRows, true> {
- public:
-  AQuads(const void* a, size_t row_stride) : stride_(row_stride) {
-    for (size_t q = 0; q < kBases; ++q) base_[q] = static_cast<const uint8_t*>(a) + 4 * q * row_stride;
-  }
-  __attribute__((always_inline)) int32_t operator()(size_t i, size_t g) const {
-    int32_t quad;
-    memcpy(&quad, base_[i / 4] + (i % 4) * stride_ + g * kKr, sizeof quad);
-    return quad;
-  }
-
- private:
-  static constexpr size_t kBases = (kTileRows + 3) / 4;
-  const uint8_t* base_[kBases];
-  size_t stride_;
-};
 
 // The dot products of the tile's first kRows rows (a packed A tile always has kTileRows rows):
 // a short edge tile or a small M costs only its own rows.

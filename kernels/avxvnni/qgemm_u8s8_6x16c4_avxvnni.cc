@@ -4,7 +4,8 @@
 // The VEX-encoded vpdpbusd adds four u8 x s8 products straight into int32 like the AVX-512 one,
 // so it is exact, and it does the work of vpmaddwd + vpaddd on twice the K per instruction. With
 // sixteen ymm registers, 6 x 16 is the largest tile: twelve accumulators, two B vectors and one
-// broadcast A quad.
+// broadcast A quad. It also reads a u8 A in place (QGemmTileParams::a_row_stride), as the AVX-512
+// VNNI kernels do.
 #include <immintrin.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #define CPUML_XSIMD_ARCH xsimd::avx2
 
 #include "kernels/store_low_bytes_avx2.inl"
+#include "kernels/a_quads.inl"
 #include "kernels/block_prefetch.inl"
 #include "kernels/requantize_xsimd.inl"
 
@@ -28,9 +30,9 @@ namespace {
 constexpr size_t kMr = 6, kNr = 16, kKr = 4;
 constexpr size_t kGroupsPerIteration = 4;  // ForEachKGroup
 
-// The dot products of the tile's first kRows rows (the packed A tile always has kMr rows).
-template <size_t kRows>
-void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile)[kNr],
+// The dot products of the tile's first kRows rows (a packed A tile always has kMr rows).
+template <size_t kRows, bool kAInPlace>
+void DotRows(size_t k_groups, AQuads<kMr, kAInPlace> a, const __m256i* b, int32_t (*tile)[kNr],
              BlockPrefetch<1> prefetch) {
   __m256i acc[kRows][2];
 #pragma GCC unroll 6
@@ -39,7 +41,7 @@ void DotRows(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile
     const __m256i b0 = _mm256_load_si256(b + 2 * g), b1 = _mm256_load_si256(b + 2 * g + 1);
 #pragma GCC unroll 6
     for (size_t i = 0; i < kRows; ++i) {
-      const __m256i ai = _mm256_set1_epi32(a[g * kMr + i]);
+      const __m256i ai = _mm256_set1_epi32(a(i, g));
       acc[i][0] = _mm256_dpbusd_avx_epi32(acc[i][0], ai, b0);
       acc[i][1] = _mm256_dpbusd_avx_epi32(acc[i][1], ai, b1);
     }
@@ -83,12 +85,6 @@ void DotOneRow(size_t k_groups, const int32_t* a, const __m256i* b, int32_t* out
   }
 }
 
-template <>
-void DotRows<1>(size_t k_groups, const int32_t* a, const __m256i* b, int32_t (*tile)[kNr],
-                BlockPrefetch<1>) {
-  DotOneRow<kMr>(k_groups, a, b, tile[0]);
-}
-
 }  // namespace
 
 static void qgemm_u8s8_6x16c4__avxvnni(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
@@ -98,7 +94,13 @@ static void qgemm_u8s8_6x16c4__avxvnni(size_t mr, size_t nr, size_t k_groups, co
   alignas(32) int32_t tile[kMr][kNr];
   const BlockPrefetch<1> prefetch(*p, k_groups);
   WithRowCount<kMr>(mr, [&](auto rows) {
-    DotRows<decltype(rows)::value>(k_groups, a, b, tile, prefetch);
+    constexpr size_t kRows = decltype(rows)::value;
+    if (p->a_row_stride)
+      DotRows<kRows>(k_groups, AQuads<kMr, true>(a_packed, p->a_row_stride), b, tile, prefetch);
+    else if constexpr (kRows == 1)
+      DotOneRow<kMr>(k_groups, a, b, tile[0]);
+    else
+      DotRows<kRows>(k_groups, AQuads<kMr, false>(a_packed, 0), b, tile, prefetch);
   });
   RequantizeTile<kNr>(&tile[0][0], mr, nr, p);
 }
@@ -118,7 +120,7 @@ const QGemmKernel kQGemm_u8s8_1x16c4__avxvnni = {"qgemm_u8s8_1x16c4__avxvnni", 1
                                                  qgemm_u8s8_1x16c4__avxvnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 extern const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni;
 const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni = {"qgemm_u8s8_6x16c4__avxvnni", kMr, kNr, kKr, QGemmPacking::kU8S8, 1,
-                                                 UINT32_MAX, qgemm_u8s8_6x16c4__avxvnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
+                                                 UINT32_MAX, qgemm_u8s8_6x16c4__avxvnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kU8Rows};
 
 }  // namespace avxvnni
 }  // namespace cpuml
