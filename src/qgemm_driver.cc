@@ -330,7 +330,8 @@ bool QGemmPlan::ReadsAInPlace(const Int8Operand& a, bool pack_in_block, size_t t
   // 16x4096x4096 1.20, 1024^3 and 2048^3 0.99-1.02, 128x768x3072 0.94. At 2, 4 and 8 threads the
   // larger shapes lost 4-9%. One thread packs inside its task, and reading in place there gained
   // nothing on Zen 4 (and lost 6% at 16x4096x4096, whose rows 4 KB apart share one set of L1).
-  if (kind == QGemmAInPlace::kU8Rows) return !a.is_signed && aligned(4) && !pack_in_block && threads >= kU8RowsInPlaceThreads;
+  if (kind == QGemmAInPlace::kU8Rows)
+    return !a.is_signed && aligned(4) && !pack_in_block && threads >= kU8RowsInPlaceThreads;
   // The AMX kernel reads A in place when every tile is whole (M a multiple of 32, or of 32 plus
   // a last tile of 16), the rows are 64-byte aligned (a row load across two lines costs more
   // than packing), and A would otherwise be packed in a pass of its own (several column blocks,

@@ -314,7 +314,7 @@ TEST_P(QGemmTest, FewATilesManyThreads) {
 // multiple of 64; aligned rows; several threads) and their neighbours that it packs: both A types
 // (u8 through tdpbusd, s8 through tdpbssd), B zero points per column and absent (row sums needed
 // or not), per-row A zero points, padded rows, two A matrices, one, three and sixteen threads.
-// The AVX-512 VNNI kernels read u8 A in place from sixteen threads (K a multiple of 4; 102 is not).
+// The VNNI kernels read u8 A in place from sixteen threads (K a multiple of 4; 102 is not).
 TEST_P(QGemmTest, AReadInPlaceShapes) {
   uint32_t seed = 1300;
   for (uint32_t m : {16u, 32u, 17u, 80u})
