@@ -56,8 +56,13 @@ def matmul(tier, a, b, out, owned_b=False, a_strides=None, out_strides=None, typ
         tensor(out, out_strides, rank_min=2, rank_max=4),
     ]
     data += b"".join(members) + bytes([0])  # sane scales
-    data += struct.pack("<Q", 0x5A5A5A5AA5A5A5A5) * 9 + bytes(64) + bytes([0] * 9 + [pool])
-    return data
+    # Each member's data pattern; after each scale's, one byte per float (0.001 + byte / 64): A and
+    # B scales 0.001 and the output's 0.016, so that products of K up to a few hundred land inside
+    # the output's range instead of saturating.
+    scale_bytes = {1: [0], 4: [0] * b[-1], 6: [1]}
+    for i in range(len(members)):
+        data += struct.pack("<Q", 0x5A5A5A5AA5A5A5A5) + bytes(scale_bytes.get(i, []))
+    return data + bytes([0] * 9 + [pool])  # exact bindings, then the pool
 
 
 SEEDS = {
@@ -70,6 +75,10 @@ SEEDS = {
     "matmul_batched_owned_b": matmul(2, [2, 3, 5, 7], [1, 3, 7, 6], [2, 3, 5, 6], owned_b=True, pool=1),
     "matmul_s8s8_s8": matmul(1, [9, 33], [33, 17], [9, 17], types=(1, 1, 1)),
     "matmul_broadcast_both": matmul(3, [1, 1, 2, 3], [1, 1, 3, 4], [5, 1, 2, 4]),
+    # Sixteen threads (pool byte 0x3F), where the VNNI and AMX kernels read A in place: the
+    # avx512vnni cap with two 12-row tiles of u8 A, and the amx cap with one whole 32-row tile.
+    "matmul_vnni_a_in_place": matmul(4, [24, 64], [64, 96], [24, 96], pool=0x3F),
+    "matmul_amx_a_in_place": matmul(5, [32, 128], [128, 48], [32, 48], pool=0x3F),
     # The report's reproducer: 65537 x 65537 batches of A broadcast by stride 0.
     "matmul_batch_wrap": matmul(3, [65537, 65537, 1, 1], [1, 1], [65537, 65537, 1, 1], a_strides=[0, 0, 0, 0]),
 }

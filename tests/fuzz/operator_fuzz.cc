@@ -246,10 +246,33 @@ cpuml::reference::TensorView View(const FuzzTensor& t, uint32_t rank, const uint
   return {static_cast<CPUML_TENSOR_DATA_TYPE>(type), rank, sizes, strides, data};
 }
 
-pthreadpool_t SharedPool() {
-  static pthreadpool_t pool = pthreadpool_create(2);
-  return pool;
-}
+// No pool, two threads, or (one execute in 64) sixteen: some paths are taken only from sixteen
+// threads (the VNNI kernels read A in place there), whatever the machine's core count. The
+// sixteen-thread pool lives for one execute: on two cores its workers, spinning after their
+// work, halved the runs of the executes that followed.
+class FuzzPool {
+ public:
+  explicit FuzzPool(uint8_t byte) {
+    static pthreadpool_t two = pthreadpool_create(2);
+    if (!(byte & 1)) return;
+    if ((byte & 0x3F) != 0x3F) {
+      pool_ = two;
+      return;
+    }
+    pool_ = pthreadpool_create(16);
+    owned_ = true;
+  }
+  ~FuzzPool() {
+    if (owned_) pthreadpool_destroy(pool_);
+  }
+  FuzzPool(const FuzzPool&) = delete;
+  FuzzPool& operator=(const FuzzPool&) = delete;
+  pthreadpool_t get() const { return pool_; }
+
+ private:
+  pthreadpool_t pool_ = nullptr;
+  bool owned_ = false;
+};
 
 // Picks the tier: the best this CPU has capped at one of the architecture's registered tiers.
 void PickTier(Input& in) {
@@ -304,7 +327,8 @@ void FuzzFill(Input& in, bool sequence) {
   Binding output;
   output.Allocate(out.buffer.TotalTensorSizeInBytes, in);
   const CPUML_BUFFER_BINDING binding = Bind(output, in);
-  const pthreadpool_t pool = in.Byte() & 1 ? SharedPool() : nullptr;
+  const FuzzPool fuzz_pool(in.Byte());
+  const pthreadpool_t pool = fuzz_pool.get();
   const std::vector<uint8_t> before = output.Snapshot();
   // Work bounded: a huge (or heavily aliased) fill is accepted but not run here.
   const bool runs = out.elements <= (output.mapped() ? kMaxExecutedElements : 8 * kMaxExecutedElements);
@@ -377,7 +401,8 @@ void FuzzMatMul(Input& in) {
   }
   for (int i = 0; i < kOut; ++i) inputs[i] = descs[i] ? Bind(memory[i], in) : CPUML_BUFFER_BINDING{nullptr, 0};
   const CPUML_BUFFER_BINDING output = Bind(memory[kOut], in);
-  const pthreadpool_t pool = in.Byte() & 1 ? SharedPool() : nullptr;
+  const FuzzPool fuzz_pool(in.Byte());
+  const pthreadpool_t pool = fuzz_pool.get();
   const std::vector<uint8_t> before = memory[kOut].Snapshot();
 
   cpuml_status s = cpuml_initialize_operator(op.get(), inputs, kOut);
