@@ -246,24 +246,22 @@ cpuml::reference::TensorView View(const FuzzTensor& t, uint32_t rank, const uint
   return {static_cast<CPUML_TENSOR_DATA_TYPE>(type), rank, sizes, strides, data};
 }
 
-// No pool, two threads, or (one execute in 64) sixteen: some paths are taken only from sixteen
-// threads (the VNNI kernels read A in place there), whatever the machine's core count. The
-// sixteen-thread pool lives for one execute: on two cores its workers, spinning after their
-// work, halved the runs of the executes that followed.
+// No pool, two threads, or (pool byte 0xBF, one execute in 256) sixteen: some paths are taken
+// only from sixteen threads (the VNNI kernels read A in place there), whatever the machine's core
+// count. On two cores a sixteen-thread execute takes tens of milliseconds (the workers wait their
+// turn on the cores), so they stay rare, and after one the workers are sent to sleep at once:
+// spinning (pthreadpool's default) they slowed the executes after them severalfold.
 class FuzzPool {
  public:
+  static constexpr uint8_t kSixteenThreads = 0xBF;
   explicit FuzzPool(uint8_t byte) {
-    static pthreadpool_t two = pthreadpool_create(2);
-    if (!(byte & 1)) return;
-    if ((byte & 0x3F) != 0x3F) {
-      pool_ = two;
-      return;
-    }
-    pool_ = pthreadpool_create(16);
-    owned_ = true;
+    static pthreadpool_t two = pthreadpool_create(2), sixteen = pthreadpool_create(16);
+    if (byte & 1) pool_ = byte == kSixteenThreads ? sixteen : two;
+    sixteen_ = pool_ == sixteen;
   }
   ~FuzzPool() {
-    if (owned_) pthreadpool_destroy(pool_);
+    if (sixteen_)
+      pthreadpool_parallelize_1d(pool_, [](void*, size_t) {}, nullptr, 16, PTHREADPOOL_FLAG_YIELD_WORKERS);
   }
   FuzzPool(const FuzzPool&) = delete;
   FuzzPool& operator=(const FuzzPool&) = delete;
@@ -271,7 +269,7 @@ class FuzzPool {
 
  private:
   pthreadpool_t pool_ = nullptr;
-  bool owned_ = false;
+  bool sixteen_ = false;
 };
 
 // Picks the tier: the best this CPU has capped at one of the architecture's registered tiers.
