@@ -136,15 +136,11 @@ void MultiplyTile(size_t mr, size_t nr, size_t k_groups, const void* a_packed, c
   const BlockPrefetch<1> prefetch(*p, k_groups);
   WithRowCount<kTileRows>(mr, [&](auto rows) {
     constexpr size_t kRows = decltype(rows)::value;
-    if constexpr (kRows == 1) {
-      if (!p->a_row_stride) {
-        DotOneRow<kTileRows, BStream::kOuterCachesAhead>(k_groups, a, b, p->dot_in, tile[0]);
-        return;
-      }
-    }
     if (p->a_row_stride)
       DotRows<kTileRows, kRows>(k_groups, AQuads<kTileRows, true>(a_packed, p->a_row_stride), b, p->dot_in, tile,
                                 prefetch);
+    else if constexpr (kRows == 1)
+      DotOneRow<kTileRows, BStream::kOuterCachesAhead>(k_groups, a, b, p->dot_in, tile[0]);
     else
       DotRows<kTileRows, kRows>(k_groups, AQuads<kTileRows, false>(a_packed, 0), b, p->dot_in, tile, prefetch);
   });
