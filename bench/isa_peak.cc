@@ -7,6 +7,9 @@ namespace cpuml_bench {
 uint64_t IsaPeakAvx2Madd(uint64_t iterations);       // bench/isa_peak_avx2.cc
 uint64_t IsaPeakAvx2Maddubs(uint64_t iterations);    // bench/isa_peak_avx2.cc
 uint64_t IsaPeakAvx512Vnni(uint64_t iterations);     // bench/isa_peak_avx512vnni.cc
+uint64_t IsaPeakAvx512VnniLoopL1(uint64_t iterations);        // bench/isa_peak_avx512vnni.cc
+uint64_t IsaPeakAvx512VnniLoopRowBlock(uint64_t iterations);  // bench/isa_peak_avx512vnni.cc
+uint64_t IsaPeakAvx512VnniLoopL1Embedded(uint64_t iterations);  // bench/isa_peak_avx512vnni.cc
 uint64_t IsaPeakAvxVnni(uint64_t iterations);        // bench/isa_peak_avxvnni.cc
 uint64_t IsaPeakAmx(uint64_t iterations);           // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxL1(uint64_t iterations);         // bench/isa_peak_amx.cc
@@ -25,6 +28,12 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
        [] { return cpuml_is_isa_supported(CPUML_ISA_AVXVNNI) != 0; }, IsaPeakAvxVnni},
       {"avx512vnni_vpdpbusd", "vpdpbusd zmm, u8 x s8 into int32 (exact)",
        [] { return __builtin_cpu_supports("avx512vnni") != 0; }, IsaPeakAvx512Vnni},
+      {"avx512vnni_12x32_loop_l1", "vpdpbusd zmm, the 12 x 32 kernel's loop, A and B from L1",
+       [] { return __builtin_cpu_supports("avx512vnni") != 0; }, IsaPeakAvx512VnniLoopL1},
+      {"avx512vnni_12x32_loop_row_block", "vpdpbusd zmm, the 12 x 32 kernel's loop, B from L1, 8 tiles of A from L2",
+       [] { return __builtin_cpu_supports("avx512vnni") != 0; }, IsaPeakAvx512VnniLoopRowBlock},
+      {"avx512vnni_12x32_loop_l1_embedded", "vpdpbusd zmm, the same loop with A as its broadcast memory operand, from L1",
+       [] { return __builtin_cpu_supports("avx512vnni") != 0; }, IsaPeakAvx512VnniLoopL1Embedded},
       {"amx_tdpbusd", "tdpbusd, operands in tile registers (exact)",
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmx},
       {"amx_tdpbusd_tiles_from_l1", "tdpbusd, A and B tiles loaded from L1 (the AMX kernel's loop)",

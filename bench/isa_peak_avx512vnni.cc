@@ -1,9 +1,84 @@
 // Compiled with AVX-512 VNNI flags; called only where the CPU has them. Written in assembly so
 // the compiler adds no register copies between the chains (with intrinsics GCC 12 inserts a
 // move per vpdpbusd and the probe measures the moves).
+#include <stddef.h>
 #include <stdint.h>
 
 namespace cpuml_bench {
+namespace {
+
+// The 12 x 32 kernel's loop (qgemm_u8s8_12x32c4__avx512vnni): per K quad two B vectors and twelve
+// A quads broadcast from memory into 24 accumulators, four quads to an iteration. A tile covers
+// kGroups quads; a row block of tiles shares one B block, as the driver runs them. So a GEMM's
+// figure reads against what its own loop reaches with its operands in L1 (one tile) and with A
+// streaming from L2 (eight tiles: 48 KB of A beside 16 KB of B, at K blocks of 512). The
+// embedded form takes each quad as vpdpbusd's broadcast memory operand instead of a
+// vpbroadcastd of its own: that operand is the signed one, so it needs B as u8 and A as s8, a
+// layout cpuml does not use (docs/benchmarks.md, twelfth session, says why).
+#define CPUML_VNNI_ROW(g, i, c0, c1)                   \
+  "vpbroadcastd (48*" #g "+4*" #i ")(%[a]), %%zmm26\n\t" \
+  "vpdpbusd %%zmm24, %%zmm26, %%zmm" #c0 "\n\t"         \
+  "vpdpbusd %%zmm25, %%zmm26, %%zmm" #c1 "\n\t"
+#define CPUML_VNNI_ROW_EMBEDDED(g, i, c0, c1)                                    \
+  "vpdpbusd (48*" #g "+4*" #i ")(%[a])%{1to16%}, %%zmm24, %%zmm" #c0 "\n\t" \
+  "vpdpbusd (48*" #g "+4*" #i ")(%[a])%{1to16%}, %%zmm25, %%zmm" #c1 "\n\t"
+#define CPUML_VNNI_GROUP(ROW, g)                                                                  \
+  "vmovdqa32 (128*" #g ")(%[b]), %%zmm24\n\t"                                                    \
+  "vmovdqa32 (128*" #g "+64)(%[b]), %%zmm25\n\t" ROW(g, 0, 0, 1) ROW(g, 1, 2, 3) ROW(g, 2, 4, 5) \
+      ROW(g, 3, 6, 7) ROW(g, 4, 8, 9) ROW(g, 5, 10, 11) ROW(g, 6, 12, 13) ROW(g, 7, 14, 15)         \
+          ROW(g, 8, 16, 17) ROW(g, 9, 18, 19) ROW(g, 10, 20, 21) ROW(g, 11, 22, 23)
+#define CPUML_VNNI_TILE_LOOP(ROW)                                                                        \
+  "1:\n\t" CPUML_VNNI_GROUP(ROW, 0) CPUML_VNNI_GROUP(ROW, 1) CPUML_VNNI_GROUP(ROW, 2) CPUML_VNNI_GROUP(ROW, 3) \
+  "add $192, %[a]\n\t"                                                                                   \
+  "add $512, %[b]\n\t"                                                                                   \
+  "dec %[n]\n\t"                                                                                         \
+  "jnz 1b\n\t"
+
+constexpr size_t kGroups = 128, kRowBlockTiles = 8;
+constexpr size_t kATileBytes = kGroups * 12 * 4, kBBlockBytes = kGroups * 32 * 4;
+alignas(64) uint8_t g_a[kRowBlockTiles * kATileBytes];
+alignas(64) uint8_t g_b[kBBlockBytes];
+
+template <bool kEmbedded>
+void Tile(const uint8_t* a, const uint8_t* b) {
+  uint64_t n = kGroups / 4;
+#define CPUML_VNNI_OPERANDS                                                                                    \
+  : [a] "+r"(a), [b] "+r"(b), [n] "+r"(n)                                                                     \
+  :                                                                                                           \
+  : "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", \
+    "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", \
+    "xmm24", "xmm25", "xmm26", "cc"
+  if constexpr (kEmbedded)
+    __asm__ volatile(CPUML_VNNI_TILE_LOOP(CPUML_VNNI_ROW_EMBEDDED) CPUML_VNNI_OPERANDS);
+  else
+    __asm__ volatile(CPUML_VNNI_TILE_LOOP(CPUML_VNNI_ROW) CPUML_VNNI_OPERANDS);
+#undef CPUML_VNNI_OPERANDS
+}
+#undef CPUML_VNNI_TILE_LOOP
+#undef CPUML_VNNI_GROUP
+#undef CPUML_VNNI_ROW_EMBEDDED
+#undef CPUML_VNNI_ROW
+
+template <size_t kTiles, bool kEmbedded>
+uint64_t RunTiles(uint64_t iterations) {
+  static const bool filled = [] {
+    for (size_t i = 0; i < sizeof(g_a); ++i) g_a[i] = static_cast<uint8_t>(i * 37 + 11);
+    for (size_t i = 0; i < sizeof(g_b); ++i) g_b[i] = static_cast<uint8_t>(i * 91 + 5);
+    return true;
+  }();
+  (void)filled;
+  // A tile (3072 vpdpbusd) per 64 iterations, so these take about as long as the other probes.
+  const uint64_t tiles = iterations / 64;
+  for (uint64_t i = 0; i < tiles; ++i) Tile<kEmbedded>(g_a + (i % kTiles) * kATileBytes, g_b);
+  __asm__ volatile("vzeroupper" ::: "memory");
+  return tiles * kGroups * 24 * 64;
+}
+
+}  // namespace
+
+uint64_t IsaPeakAvx512VnniLoopL1(uint64_t iterations) { return RunTiles<1, false>(iterations); }
+uint64_t IsaPeakAvx512VnniLoopRowBlock(uint64_t iterations) { return RunTiles<kRowBlockTiles, false>(iterations); }
+uint64_t IsaPeakAvx512VnniLoopL1Embedded(uint64_t iterations) { return RunTiles<1, true>(iterations); }
 
 uint64_t IsaPeakAvx512Vnni(uint64_t iterations) {
   uint64_t n = iterations;
