@@ -59,14 +59,19 @@ void Tile(const uint8_t* a, const uint8_t* b) {
 #undef CPUML_VNNI_ROW_EMBEDDED
 #undef CPUML_VNNI_ROW
 
-template <size_t kTiles, bool kEmbedded>
-uint64_t RunTiles(uint64_t iterations) {
+// Values that are neither zero nor uniform, once for every probe that reads them.
+void FillOperands() {
   static const bool filled = [] {
     for (size_t i = 0; i < sizeof(g_a); ++i) g_a[i] = static_cast<uint8_t>(i * 37 + 11);
     for (size_t i = 0; i < sizeof(g_b); ++i) g_b[i] = static_cast<uint8_t>(i * 91 + 5);
     return true;
   }();
   (void)filled;
+}
+
+template <size_t kTiles, bool kEmbedded>
+uint64_t RunTiles(uint64_t iterations) {
+  FillOperands();
   // A tile (3072 vpdpbusd) per 64 iterations, so these take about as long as the other probes.
   const uint64_t tiles = iterations / 64;
   for (uint64_t i = 0; i < tiles; ++i) Tile<kEmbedded>(g_a + (i % kTiles) * kATileBytes, g_b);
