@@ -15,6 +15,8 @@
 namespace cpuml_test {
 
 enum class Quant { kAbsent, kPerTensor, kPerChannel };  // per row (A, Output) or per column (B)
+// kSmall: values within 3 of the middle of their type (u8 without a zero point: 0 to 3), zero
+// points within 1 of it.
 // kSevenBitB: B within 7 bits (s8 in [-64, 64], u8 in [64, 192]: the reduce-range weights a
 // 7-bit-B kernel takes), A random. kSevenBitExtremes: A at its ends against B at +-64, zero
 // points at the far ends, the largest pair sums such a kernel sees.
@@ -36,7 +38,11 @@ struct QConfig {
   uint32_t rank = 4;          // 2 or 3: leading dimensions dropped from every descriptor
   int threads = 1;
   Data data = Data::kRandom;
-  bool power_of_two_scales = false;  // multiplier 0.5 or 0.25: exercises round-half-to-even
+  // Nonzero: every scale a power of two, so y = acc * multiplier lands exactly on .5 for some
+  // accumulators (round half to even decides them): A and B scales 1 per tensor, or 1 and 0.5
+  // alternating per row or column; the output scale this per tensor, or this and twice this
+  // alternating per row. 2 gives multipliers up to 0.5, where the epilogues clamp before converting.
+  float tie_out_scale = 0.0f;
   uint32_t seed = 1;
 };
 
@@ -126,6 +132,30 @@ class QProblem {
     return expected.Bytes();
   }
 
+  // Outputs whose y = acc * multiplier lies exactly halfway between two integers inside the
+  // output's range, from exact sums over the raw data: the cases the tie rule alone decides.
+  uint64_t TieCount() const {
+    const std::vector<uint32_t>& out = four_d_sizes_[kOut];
+    const bool out_signed = IsSigned(descs_[kOut]->type());
+    uint64_t ties = 0;
+    for (uint32_t b = 0; b < out[0]; ++b)
+      for (uint32_t ch = 0; ch < out[1]; ++ch)
+        for (uint32_t i = 0; i < out[2]; ++i)
+          for (uint32_t j = 0; j < out[3]; ++j) {
+            const int32_t za = Int(kAZero, 0, 0, i, 0), zb = Int(kBZero, 0, 0, 0, j);
+            int64_t acc = 0;
+            for (uint32_t kk = 0; kk < c_.k; ++kk)
+              acc += int64_t{Int(kA, b, ch, i, kk) - za} * (Int(kB, b, ch, kk, j) - zb);
+            const float multiplier = (Float(kAScale, i, 0) * Float(kBScale, 0, j)) / Float(kOutScale, i, 0);
+            const float y = static_cast<float>(acc) * multiplier;
+            const int32_t zo = Int(kOutZero, 0, 0, i, 0);
+            const float lo = static_cast<float>((out_signed ? -128 : 0) - zo);
+            const float hi = static_cast<float>((out_signed ? 127 : 255) - zo);
+            ties += y - std::floor(y) == 0.5f && y > lo && y < hi;
+          }
+    return ties;
+  }
+
   // Creates and initializes the operator into *op; returns the status of the first failing step.
   cpuml_status CreateInitialized(OperatorPtr* op) {
     const auto desc = OperatorDesc();
@@ -174,6 +204,25 @@ class QProblem {
     Add(member, type, sizes, strides, flags);
   }
 
+  // Element (b, ch, i, j) of an integer member with the operator's broadcasting (a size-1
+  // dimension repeats); 0 for an absent zero point.
+  int32_t Int(int member, uint32_t b, uint32_t ch, uint32_t i, uint32_t j) const {
+    if (!descs_[member]) return 0;
+    const uint8_t raw = buffers_[member]->data()[Offset(member, {b, ch, i, j})];
+    return IsSigned(descs_[member]->type()) ? int32_t{static_cast<int8_t>(raw)} : int32_t{raw};
+  }
+  float Float(int member, uint32_t i, uint32_t j) const {
+    float v;
+    memcpy(&v, buffers_[member]->data() + 4 * Offset(member, {0, 0, i, j}), 4);
+    return v;
+  }
+  uint64_t Offset(int member, std::array<uint32_t, 4> index) const {
+    uint64_t offset = 0;
+    for (int d = 0; d < 4; ++d)
+      if (four_d_sizes_[member][d] > 1) offset += index[d] * four_d_strides_[member][d];
+    return offset;
+  }
+
   int32_t RandomInt(CPUML_TENSOR_DATA_TYPE t) {
     const int lo = IsSigned(t) ? -128 : 0;
     if (c_.data == Data::kExtremes || c_.data == Data::kSevenBitExtremes) return (rng_() & 1) ? lo + 255 : lo;
@@ -191,7 +240,19 @@ class QProblem {
     GuardedBuffer& b = *buffers_[member];
     float* f = reinterpret_cast<float*>(b.data());
     std::uniform_real_distribution<float> dist(lo, hi);
-    for (uint64_t i = 0; i < b.size() / 4; ++i) f[i] = c_.power_of_two_scales ? 1.0f : dist(rng_);
+    for (uint64_t i = 0; i < b.size() / 4; ++i) f[i] = dist(rng_);
+  }
+
+  // Writes element i (per row or column, through the tensor's stride) of a FLOAT32 quantization
+  // tensor as value(i); a per-tensor one gets value(0).
+  template <class Value>
+  void SetScales(int member, Value value) {
+    if (!descs_[member]) return;
+    float* f = reinterpret_cast<float*>(buffers_[member]->data());
+    const auto& sizes = four_d_sizes_[member];
+    const auto& strides = four_d_strides_[member];
+    const int dim = sizes[2] > 1 ? 2 : 3;
+    for (uint32_t i = 0; i < sizes[dim]; ++i) f[i * strides[dim]] = value(i);
   }
 
   // B's values as the 8-bit layouts pack them (s8, or u8 - 128), in [-64, 64].
@@ -209,6 +270,12 @@ class QProblem {
     FillInts(kA);
     FillInts(kB);
     if (seven_bit) FillSevenBitB();
+    // Small u8 values without a zero point sit near 0, not near 128: sums stay small (outputs in
+    // range) and odd as often as even.
+    if (c_.data == Data::kSmall)
+      for (int member : {kA, kB})
+        if (!IsSigned(descs_[member]->type()) && !descs_[member == kA ? kAZero : kBZero])
+          for (uint64_t i = 0; i < buffers_[member]->size(); ++i) buffers_[member]->data()[i] = rng_() % 4;
     if (c_.data == Data::kExtremes || c_.data == Data::kSevenBitExtremes) {
       // Zero points at the opposite extreme maximize |A - za| * |B - zb|.
       for (int member : {kAZero, kBZero})
@@ -221,14 +288,24 @@ class QProblem {
       FillInts(kBZero);
     }
     FillInts(kOutZero);
+    // Small data's zero points within 1 of the middle: the values' offsets from them are then
+    // small too, and long sums stay near 0 instead of drifting by K times the offsets.
+    if (c_.data == Data::kSmall)
+      for (int member : {kAZero, kBZero, kOutZero})
+        if (descs_[member])
+          for (uint64_t i = 0; i < buffers_[member]->size(); ++i)
+            buffers_[member]->data()[i] = static_cast<uint8_t>(static_cast<int>(rng_() % 3) - 1 +
+                                                               (IsSigned(descs_[member]->type()) ? 0 : 128));
     // Scales that keep most outputs inside the 8-bit range: |acc| is about 128 * 128 * sqrt(K).
     const float spread = 128.0f * 128.0f * std::sqrt(static_cast<float>(c_.k)) / 40.0f;
     FillFloats(kAScale, 0.5f / 64, 2.0f / 64);
     FillFloats(kBScale, 0.5f / 64, 2.0f / 64);
     FillFloats(kOutScale, spread / (64.0f * 64.0f) * 0.5f, spread / (64.0f * 64.0f) * 2.0f);
-    if (c_.power_of_two_scales) {
-      float* f = reinterpret_cast<float*>(buffers_[kOutScale]->data());
-      for (uint64_t i = 0; i < buffers_[kOutScale]->size() / 4; ++i) f[i] = (i & 1) ? 2.0f : 4.0f;
+    if (c_.tie_out_scale != 0.0f) {
+      SetScales(kAScale, [](uint32_t i) { return i & 1 ? 0.5f : 1.0f; });
+      SetScales(kBScale, [](uint32_t j) { return j & 1 ? 0.5f : 1.0f; });
+      const float out = c_.tie_out_scale;
+      SetScales(kOutScale, [out](uint32_t i) { return i & 1 ? 2.0f * out : out; });
     }
   }
 

@@ -34,12 +34,12 @@ class QGemmTest : public TierTest {
     char text[320];
     snprintf(text, sizeof text,
              "M=%u K=%u N=%u batch A{%u,%u} B{%u,%u} types %s%s->%s quant %d%d%d%d%d%d bT=%d pad=%d outS=%d "
-             "a0=%d owned=%d/%d rank=%u threads=%d data=%d pow2=%d seed=%u",
+             "a0=%d owned=%d/%d rank=%u threads=%d data=%d ties=%g seed=%u",
              c.m, c.k, c.n, c.a_batch[0], c.a_batch[1], c.b_batch[0], c.b_batch[1], IsSigned(c.a_type) ? "s8" : "u8",
              IsSigned(c.b_type) ? "s8" : "u8", IsSigned(c.out_type) ? "s8" : "u8", int(c.a_scale), int(c.a_zero),
              int(c.b_scale), int(c.b_zero), int(c.out_scale), int(c.out_zero), c.b_transposed, c.padded,
              c.out_strided, c.a_batch_stride0, c.b_owned, c.scales_owned, c.rank, c.threads, int(c.data),
-             c.power_of_two_scales, c.seed);
+             double(c.tie_out_scale), c.seed);
     return text;
   }
 };
@@ -196,19 +196,84 @@ TEST_P(QGemmTest, LongKBeyondInt32) {
     }
 }
 
-// Multipliers 0.5 and 0.25 make y land exactly on .5: round half to even, with odd zero points.
-TEST_P(QGemmTest, TiesRoundHalfToEven) {
+// Outputs that land exactly on .5 round half to even, on every path an epilogue takes: the
+// row-pair epilogue (per-tensor A and output scales, A and B zero points per tensor or absent,
+// whole tiles; with multipliers of 0.5, where it clamps before converting, and below), the
+// general one (per-row scales, per-row A or per-column B zero points, tile remainders), the
+// strided-output copy, and K past one int32 chain (int64 sums). The shapes reach every kernel
+// of a tier: one row, two to four rows, tiles and their remainders, A read in place (u8 A, K a
+// multiple of 64, sixteen threads). Each case must hold ties, counted from exact sums.
+TEST_P(QGemmTest, TiesThroughEveryEpilogue) {
+  struct Form {
+    const char* what;
+    Quant a_scale, a_zero, b_scale, b_zero, out_scale, out_zero;
+    float out_scale_value;
+    bool out_strided;
+  };
+  const Quant kT = Quant::kPerTensor, kC = Quant::kPerChannel, kNo = Quant::kAbsent;
+  const Form forms[] = {
+      {"per tensor, multiplier 0.25", kT, kT, kT, kT, kT, kT, 4.0f, false},
+      {"per tensor, multiplier 0.5", kT, kT, kT, kT, kT, kT, 2.0f, false},
+      {"B scale per column", kT, kT, kC, kT, kT, kT, 2.0f, false},
+      {"zero points absent", kT, kNo, kT, kNo, kT, kNo, 4.0f, false},
+      {"B zero point only", kT, kNo, kC, kT, kT, kT, 2.0f, false},
+      {"output zero point per row", kT, kT, kT, kNo, kT, kC, 4.0f, false},
+      {"A zero point per row", kT, kC, kT, kT, kT, kT, 2.0f, false},
+      {"B zero point per column", kT, kT, kC, kC, kT, kT, 4.0f, false},
+      {"output scale per row", kT, kT, kT, kT, kC, kT, 2.0f, false},
+      {"A scale per row", kC, kT, kC, kNo, kT, kT, 2.0f, false},
+      {"strided output", kT, kT, kT, kT, kT, kT, 2.0f, true},
+  };
+  struct Shape {
+    uint32_t m, k, n;
+    int threads;
+  };
+  const Shape shapes[] = {{1, 17, 70, 1}, {3, 5, 66, 1}, {11, 3, 41, 1}, {32, 64, 64, 16}, {70, 9, 100, 3}};
+  uint32_t seed = 3000, index = 0;
+  for (const Form& form : forms)
+    for (const Shape& shape : shapes) {
+      if (ReducedSweep() && shape.m == 70 && index % 2) continue;
+      ++index;
+      QConfig c;
+      c.m = shape.m;
+      c.k = shape.k;
+      c.n = shape.n;
+      c.threads = shape.threads;
+      // u8 A for the shapes read in place; the other shapes rotate through every type.
+      c.a_type = shape.threads == 16 || index % 2 ? kU8 : kS8;
+      c.b_type = index % 3 ? kS8 : kU8;
+      c.out_type = index % 5 < 2 ? kS8 : kU8;
+      c.a_scale = form.a_scale;
+      c.a_zero = form.a_zero;
+      c.b_scale = form.b_scale;
+      c.b_zero = form.b_zero;
+      c.out_scale = form.out_scale;
+      c.out_zero = form.out_zero;
+      c.out_strided = form.out_strided;
+      c.tie_out_scale = form.out_scale_value;
+      c.data = Data::kSmall;
+      c.b_transposed = true;
+      c.b_owned = index % 2;
+      c.seed = ++seed;
+      SCOPED_TRACE(form.what);
+      EXPECT_GT(QProblem(c).TieCount(), 0u) << "no output lands on .5: the case tests nothing; " << Describe(c);
+      Check(c);
+      if (HasFatalFailure()) return;
+    }
+  // K past one int32 chain: the chunks' int64 sum is requantized by the front end.
   for (auto o : kTypes) {
     QConfig c;
-    c.m = 11;
-    c.k = 3;
-    c.n = 41;
+    c.m = 3;
+    c.k = 33000;
+    c.n = 64;
+    c.a_type = c.b_type = kS8;
+    c.a_zero = c.b_zero = Quant::kAbsent;  // values centred on 0: the sum stays near 0
     c.out_type = o;
+    c.tie_out_scale = 16.0f;  // sums of 33,000 small products: multipliers of 1/16 keep y in range
     c.data = Data::kSmall;
-    c.power_of_two_scales = true;
-    c.out_scale = Quant::kPerChannel;
-    c.out_zero = Quant::kPerChannel;
-    c.seed = 5;
+    c.b_transposed = true;
+    c.seed = 3100 + static_cast<uint32_t>(o);
+    EXPECT_GT(QProblem(c).TieCount(), 0u) << Describe(c);
     Check(c);
   }
 }
@@ -392,17 +457,25 @@ TEST_P(QGemmTest, ConcurrentExecutesOnOneOperator) {
   OperatorPtr op;
   ASSERT_EQ(problem.Run(nullptr, &op), CPUML_STATUS_SUCCESS);
   const auto inputs = problem.Inputs(true);
-  std::vector<std::vector<uint8_t>> outputs(4, std::vector<uint8_t>(problem.buffer(QProblem::kOut).size()));
-  std::vector<cpuml_status> statuses(4);
+  constexpr int kCallers = 4, kRepetitions = 5;
+  // Every repetition of every caller writes its own output: a wrong one cannot be overwritten by
+  // a later right one.
+  std::vector<std::vector<uint8_t>> outputs(kCallers * kRepetitions,
+                                            std::vector<uint8_t>(problem.buffer(QProblem::kOut).size(), 0xEE));
+  std::vector<cpuml_status> statuses(kCallers * kRepetitions, CPUML_STATUS_INVALID_STATE);
   auto work = [&](int t) {
-    CPUML_BUFFER_BINDING out{outputs[t].data(), outputs[t].size()};
-    for (int rep = 0; rep < 5; ++rep) statuses[t] = cpuml_execute_operator(op.get(), inputs.data(), 8, &out, 1, nullptr);
+    for (int rep = 0; rep < kRepetitions; ++rep) {
+      std::vector<uint8_t>& output = outputs[t * kRepetitions + rep];
+      CPUML_BUFFER_BINDING out{output.data(), output.size()};
+      statuses[t * kRepetitions + rep] = cpuml_execute_operator(op.get(), inputs.data(), 8, &out, 1, nullptr);
+    }
   };
-  OnCallerThreads(4, work);
-  for (int t = 0; t < 4; ++t) {
-    EXPECT_EQ(statuses[t], CPUML_STATUS_SUCCESS);
+  OnCallerThreads(kCallers, work);
+  for (int r = 0; r < kCallers * kRepetitions; ++r) {
+    SCOPED_TRACE(testing::Message() << "caller " << r / kRepetitions << ", repetition " << r % kRepetitions);
+    EXPECT_EQ(statuses[r], CPUML_STATUS_SUCCESS);
     // The output is packed: its first M * N bytes are all addressed; the rest is rounding.
-    EXPECT_TRUE(std::equal(expected.begin(), expected.begin() + c.m * c.n, outputs[t].begin()));
+    EXPECT_TRUE(std::equal(expected.begin(), expected.begin() + c.m * c.n, outputs[r].begin()));
   }
 }
 

@@ -33,6 +33,31 @@ class Barrier {
   int count_, arrived_ = 0, generation_ = 0;
 };
 
+// One caller's record of its repetitions: each execute's status and bytes are checked as it
+// returns, and the output is put back as it was before the next, so a wrong repetition cannot
+// hide behind a later right one.
+class Repetitions {
+ public:
+  void Record(cpuml_status status, GuardedBuffer& output, const std::vector<uint8_t>& expected,
+              const std::vector<uint8_t>& fresh) {
+    ++runs_;
+    if (status != CPUML_STATUS_SUCCESS) {
+      ++failed_;
+    } else if (output.Bytes() != expected) {
+      ++wrong_;
+    }
+    memcpy(output.data(), fresh.data(), fresh.size());
+  }
+  void Expect(int runs) const {
+    EXPECT_EQ(runs_, runs);
+    EXPECT_EQ(failed_, 0) << "repetitions that did not succeed";
+    EXPECT_EQ(wrong_, 0) << "repetitions whose bytes differ from the reference";
+  }
+
+ private:
+  int runs_ = 0, failed_ = 0, wrong_ = 0;
+};
+
 class ConcurrencyTest : public TierTest {};
 
 TEST_P(ConcurrencyTest, ConcurrentFillExecutesOnOneOperator) {
@@ -56,16 +81,19 @@ TEST_P(ConcurrencyTest, ConcurrentFillExecutesOnOneOperator) {
 
     std::vector<GuardedBuffer> outputs;
     for (int t = 0; t < kCallers; ++t) outputs.emplace_back(out.MinimumBytes(), 0);
-    std::vector<cpuml_status> statuses(kCallers, CPUML_STATUS_INVALID_STATE);
+    std::vector<Repetitions> checked(kCallers);
+    const std::vector<uint8_t> fresh(out.MinimumBytes(), 0);
     Barrier start_together(CallersOverlap(kCallers) ? kCallers : 1);
     OnCallerThreads(kCallers, [&](int t) {
       const CPUML_BUFFER_BINDING binding = outputs[t].Binding();
       start_together.Wait();
-      for (int rep = 0; rep < 20; ++rep) statuses[t] = cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr);
+      for (int rep = 0; rep < 20; ++rep)
+        checked[t].Record(cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, nullptr), outputs[t], expected.Bytes(),
+                          fresh);
     });
     for (int t = 0; t < kCallers; ++t) {
-      EXPECT_EQ(statuses[t], CPUML_STATUS_SUCCESS);
-      EXPECT_EQ(outputs[t].Bytes(), expected.Bytes()) << "caller " << t << (sequence ? " (sequence)" : " (constant)");
+      SCOPED_TRACE(testing::Message() << "caller " << t << (sequence ? " (sequence)" : " (constant)"));
+      checked[t].Expect(20);
       EXPECT_TRUE(outputs[t].CanariesIntact());
     }
   }
@@ -93,17 +121,19 @@ TEST_P(ConcurrencyTest, ConcurrentExecutesWithSeparateScratch) {
     memcpy(outputs.back().data(), problem.buffer(QProblem::kOut).data(), outputs.back().size());
     scratch.emplace_back(properties.TemporaryResourceSize, 0);  // GuardedBuffer data is 64-byte aligned
   }
-  std::vector<cpuml_status> statuses(kCallers, CPUML_STATUS_INVALID_STATE);
+  std::vector<Repetitions> checked(kCallers);
+  const std::vector<uint8_t> fresh = problem.buffer(QProblem::kOut).Bytes();
   Barrier start_together(CallersOverlap(kCallers) ? kCallers : 1);
   OnCallerThreads(kCallers, [&](int t) {
     const CPUML_BUFFER_BINDING out = outputs[t].Binding(), own_scratch = scratch[t].Binding();
     start_together.Wait();
     for (int rep = 0; rep < 10; ++rep)
-      statuses[t] = cpuml_execute_operator_with_scratch(op.get(), inputs.data(), 8, &out, 1, &own_scratch, nullptr);
+      checked[t].Record(cpuml_execute_operator_with_scratch(op.get(), inputs.data(), 8, &out, 1, &own_scratch, nullptr),
+                        outputs[t], expected, fresh);
   });
   for (int t = 0; t < kCallers; ++t) {
-    EXPECT_EQ(statuses[t], CPUML_STATUS_SUCCESS);
-    EXPECT_EQ(outputs[t].Bytes(), expected) << "caller " << t;
+    SCOPED_TRACE(testing::Message() << "caller " << t);
+    checked[t].Expect(10);
     EXPECT_TRUE(outputs[t].CanariesIntact());
     EXPECT_TRUE(scratch[t].CanariesIntact()) << "scratch of caller " << t << " overrun";
   }

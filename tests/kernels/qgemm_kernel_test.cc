@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -34,6 +35,10 @@ std::vector<size_t> KValues(uint32_t kr) {
   return {ks.begin(), ks.end()};
 }
 
+// How the zero points vary: the front end folds them into row and column terms, and the
+// epilogues take a different path when every row's (A) or every column's (B) term is the same.
+enum class ZeroPoints { kPerRowAndColumn, kPerTensor, kAbsent };
+
 struct Operands {
   size_t m, n, k;
   bool a_signed, b_signed;
@@ -41,13 +46,23 @@ struct Operands {
   std::vector<int32_t> za, zb;        // per row, per column
 };
 
-Operands RandomOperands(std::mt19937& rng, size_t m, size_t n, size_t k, bool a_signed, bool b_signed) {
+// small: values within 3 of the middle of their type, so that sums stay small and the
+// requantized outputs inside the output's range (where ties are decided, not clamped).
+Operands RandomOperands(std::mt19937& rng, size_t m, size_t n, size_t k, bool a_signed, bool b_signed,
+                        ZeroPoints zero_points = ZeroPoints::kPerRowAndColumn, bool small = false) {
   Operands o{m, n, k, a_signed, b_signed, std::vector<uint8_t>(m * k), std::vector<uint8_t>(k * n), {}, {}};
-  for (auto& v : o.a) v = static_cast<uint8_t>(rng());
-  for (auto& v : o.b) v = static_cast<uint8_t>(rng());
-  auto zero_point = [&](bool is_signed) { return is_signed ? static_cast<int32_t>(rng() % 256) - 128 : static_cast<int32_t>(rng() % 256); };
-  for (size_t i = 0; i < m; ++i) o.za.push_back(zero_point(a_signed));
-  for (size_t j = 0; j < n; ++j) o.zb.push_back(zero_point(b_signed));
+  auto value = [&](bool is_signed) {
+    return static_cast<uint8_t>(small ? static_cast<int>(rng() % 7) - 3 + (is_signed ? 0 : 128) : static_cast<int>(rng()));
+  };
+  for (auto& v : o.a) v = value(a_signed);
+  for (auto& v : o.b) v = value(b_signed);
+  auto zero_point = [&](bool is_signed) {
+    if (zero_points == ZeroPoints::kAbsent) return 0;
+    if (small) return static_cast<int32_t>(rng() % 7) - 3 + (is_signed ? 0 : 128);
+    return is_signed ? static_cast<int32_t>(rng() % 256) - 128 : static_cast<int32_t>(rng() % 256);
+  };
+  for (size_t i = 0; i < m; ++i) o.za.push_back(zero_points == ZeroPoints::kPerTensor && i ? o.za[0] : zero_point(a_signed));
+  for (size_t j = 0; j < n; ++j) o.zb.push_back(zero_points == ZeroPoints::kPerTensor && j ? o.zb[0] : zero_point(b_signed));
   return o;
 }
 
@@ -80,8 +95,10 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
   // (dot_out, then dot_in), as the front end does for kernels with k_block_groups.
   // a_stride: 0, or read A in place (kernels with QGemmKernel::a_in_place: a_row_stride) from a
   // copy of its rows this many bytes apart, holding exactly o.m rows.
+  // tie_out_scale: nonzero, every scale a power of two (A and B 1 or 0.5, the output this or
+  // twice this), so that some outputs land exactly on .5; those are counted in ties_.
   void Check(const Operands& o, bool acc_mode, bool out_signed, bool per_column_multiplier, std::mt19937& rng,
-             size_t k_block = 0, size_t a_stride = 0) {
+             size_t k_block = 0, size_t a_stride = 0, float tie_out_scale = 0.0f) {
     const QGemmKernel& kernel = *GetParam().kernel;
     const PackFormat f = PackFormat::Of(kernel);
     SCOPED_TRACE(testing::Message() << "m=" << o.m << " n=" << o.n << " k=" << o.k << " a=" << (o.a_signed ? "s8" : "u8")
@@ -109,6 +126,11 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       out_min[i] = static_cast<float>((out_signed ? -128 : 0) - out_zero_point[i]);
       out_max[i] = static_cast<float>((out_signed ? 127 : 255) - out_zero_point[i]);
     }
+    if (tie_out_scale != 0.0f)
+      for (size_t i = 0; i < f.mr; ++i) {
+        a_scale[i] = i & 1 ? 0.5f : 1.0f;
+        out_scale[i] = i & 2 ? 2.0f * tie_out_scale : tie_out_scale;
+      }
     if (per_column_multiplier) std::fill(out_scale.begin(), out_scale.end(), out_scale[0]);
     if (per_column_multiplier) std::fill(a_scale.begin(), a_scale.end(), a_scale[0]);
 
@@ -122,7 +144,7 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       std::vector<float> b_scale(f.nr, 1.0f), multiplier(f.nr);
       for (size_t j = 0; j < nr; ++j) {
         col_b[j] = cpuml::ColumnTermB(f.packing, o.b_signed, o.zb[n0 + j]);
-        b_scale[j] = std::uniform_real_distribution<float>(0.5f, 2.0f)(rng);
+        b_scale[j] = tie_out_scale != 0.0f ? (j & 1 ? 0.5f : 1.0f) : std::uniform_real_distribution<float>(0.5f, 2.0f)(rng);
         multiplier[j] = (a_scale[0] * b_scale[j]) / out_scale[0];
       }
       // Output rows with a gap after nr columns: the gap must stay untouched.
@@ -134,7 +156,8 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       p.row_a = row_a.data();
       p.row_b = row_b.data();
       p.col_a = cpuml::UsesColumnSums(f.packing) ? PackFormat::PanelColumnSums(panel) : nullptr;
-      p.col_b = col_b.data();
+      // As the front end: no column term when every column's is zero (B zero point absent).
+      p.col_b = std::any_of(col_b.begin(), col_b.end(), [](int32_t v) { return v != 0; }) ? col_b.data() : nullptr;
       p.a_scale = a_scale.data();
       p.out_scale = out_scale.data();
       p.out_min = out_min.data();
@@ -184,9 +207,13 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
             continue;
           }
           uint8_t expected = 0xA5;
-          if (inside)
-            expected = static_cast<uint8_t>(cpuml::reference::Requantize(Exact(o, i, n0 + j), a_scale[i], b_scale[j],
-                                                                         out_scale[i], out_zero_point[i], out_signed));
+          if (inside) {
+            const int64_t exact = Exact(o, i, n0 + j);
+            expected = static_cast<uint8_t>(cpuml::reference::Requantize(exact, a_scale[i], b_scale[j], out_scale[i],
+                                                                         out_zero_point[i], out_signed));
+            const float y = static_cast<float>(exact) * ((a_scale[i] * b_scale[j]) / out_scale[i]);
+            ties_ += y - std::floor(y) == 0.5f && y > out_min[i] && y < out_max[i];
+          }
           if (out[i * row_stride + j] != expected && wrong++ < 5)
             ADD_FAILURE() << "out[" << i << "][" << n0 + j << "] = " << int(out[i * row_stride + j]) << ", expected "
                           << int(expected) << (inside ? "" : " (outside the tile: must be untouched)");
@@ -198,6 +225,8 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       ASSERT_EQ(wrong, 0u);
     }
   }
+
+  uint64_t ties_ = 0;  // outputs the tie rule decided (y exactly on .5, inside the range)
 };
 
 TEST_P(QGemmKernelTest, EveryRowColumnAndKRemainder) {
@@ -207,7 +236,8 @@ TEST_P(QGemmKernelTest, EveryRowColumnAndKRemainder) {
     for (size_t m = 1; m <= kernel.mr; ++m)
       for (size_t n = 1; n <= kernel.nr + 1; ++n) {
         const int combo = static_cast<int>((m + n + k) % 4);
-        const Operands o = FitB(RandomOperands(rng, m, n, k, combo & 1, combo & 2), kernel, rng);
+        const ZeroPoints zero_points = static_cast<ZeroPoints>((m + 2 * n + k) % 3);
+        const Operands o = FitB(RandomOperands(rng, m, n, k, combo & 1, combo & 2, zero_points), kernel, rng);
         Check(o, false, (m + n) % 2 == 0, (m * n) % 3 == 0, rng);
         if (HasFatalFailure()) return;
       }
@@ -295,6 +325,49 @@ TEST_P(QGemmKernelTest, ReadsAInPlace) {
     Check(o, false, combo & 1, false, rng, kernel.k_block_groups, k + 64);
     if (HasFatalFailure()) return;
   }
+}
+
+// Outputs exactly on .5 round half to even through every form of the epilogue: zero points per
+// row and column, per tensor (uniform row and column terms) and absent (no column term); one
+// multiplier per column (per-tensor A and output scales) or scales per row; whole tiles (the
+// row-pair epilogue) and remainders; multipliers of 0.5 (clamped before converting) and below;
+// both output types and all four signedness combinations. Small operands keep the outputs in
+// range, so the tie rule, not the clamp, decides them; the count of ties proves it did.
+TEST_P(QGemmKernelTest, TiesInEveryEpilogueForm) {
+  const QGemmKernel& kernel = *GetParam().kernel;
+  std::mt19937 rng(19);
+  const size_t k = 3 * kernel.kr + 1;
+  for (ZeroPoints zero_points : {ZeroPoints::kPerRowAndColumn, ZeroPoints::kPerTensor, ZeroPoints::kAbsent})
+    for (bool per_column_multiplier : {true, false})
+      for (float tie_out_scale : {2.0f, 4.0f}) {
+        SCOPED_TRACE(testing::Message() << "zero points " << static_cast<int>(zero_points) << ", multiplier "
+                                        << (per_column_multiplier ? "per column" : "per element")
+                                        << ", output scale " << tie_out_scale);
+        const uint64_t ties_before = ties_;
+        for (size_t m : {size_t{kernel.mr}, size_t{(kernel.mr + 1) / 2}})
+          for (size_t n : {size_t{kernel.nr}, size_t{kernel.nr} - 1})
+            for (int combo = 0; combo < 4; ++combo) {
+              const Operands o =
+                  FitB(RandomOperands(rng, m, n, k, combo & 1, combo & 2, zero_points, true), kernel, rng);
+              Check(o, false, combo == 1 || combo == 2, per_column_multiplier, rng, 0, 0, tie_out_scale);
+              if (HasFatalFailure()) return;
+            }
+        EXPECT_GT(ties_, ties_before) << "no output of these cases lands on .5";
+      }
+}
+
+// Every kernel's name ends in the tier whose code it is, and a tier lists only its own kernels
+// and lower tiers': so each is tested on every CPU that has its own tier.
+TEST(QGemmKernelRegistry, EveryKernelNamesItsTier) {
+  const std::vector<RegisteredTier> tiers = RegisteredTiers();
+  for (size_t listing = 0; listing < tiers.size(); ++listing)
+    for (size_t i = 0; i < tiers[listing].kernels->qgemm_count; ++i) {
+      const QGemmKernel& kernel = *tiers[listing].kernels->qgemm[i];
+      const RegisteredTier* code = KernelCodeTier(kernel, tiers);
+      ASSERT_NE(code, nullptr) << kernel.name << " (listed by " << tiers[listing].name << ") names no tier";
+      EXPECT_LE(static_cast<size_t>(code - tiers.data()), listing)
+          << kernel.name << " is listed by the lower tier " << tiers[listing].name;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, QGemmKernelTest, testing::ValuesIn(RegisteredQGemmKernels()), KernelTestName);

@@ -27,19 +27,40 @@ inline std::vector<RegisteredTier> RegisteredTiers() {
 }
 
 struct RegisteredQGemmKernel {
-  RegisteredTier tier;
+  RegisteredTier tier;  // the tier whose ISA flags compiled the kernel: what a CPU needs to run it
   const cpuml::QGemmKernel* kernel;
 };
 
-// Each kernel once, with the lowest tier that lists it (a higher tier may reuse a lower tier's
-// kernel for part of its M range; the lower tier's support is what the kernel needs).
+// The tier a kernel's code belongs to, from its name's suffix (qgemm_<...>__<tier>): a tier's
+// table may list a lower tier's kernel (AMX lists AVX-512 VNNI kernels for few rows), and such a
+// kernel must be tested wherever its own tier runs, not only where the listing tier does. The
+// Arm kernels shorten their tier's name.
+inline const RegisteredTier* KernelCodeTier(const cpuml::QGemmKernel& kernel, const std::vector<RegisteredTier>& tiers) {
+  const std::string name = kernel.name;
+  const size_t separator = name.rfind("__");
+  if (separator == std::string::npos) return nullptr;
+  std::string suffix = name.substr(separator + 2);
+  if (suffix == "neondot") suffix = "neon_dotprod";
+  if (suffix == "neoni8mm") suffix = "neon_i8mm";
+  for (const RegisteredTier& tier : tiers)
+    if (suffix == tier.name) return &tier;
+  return nullptr;
+}
+
+// Each kernel of every tier's table once, with the tier of its code.
 inline std::vector<RegisteredQGemmKernel> RegisteredQGemmKernels() {
   std::vector<RegisteredQGemmKernel> all;
-  for (const RegisteredTier& tier : RegisteredTiers())
+  const std::vector<RegisteredTier> tiers = RegisteredTiers();
+  for (const RegisteredTier& tier : tiers)
     for (size_t i = 0; i < tier.kernels->qgemm_count; ++i) {
+      const cpuml::QGemmKernel* kernel = tier.kernels->qgemm[i];
       bool seen = false;
-      for (const RegisteredQGemmKernel& k : all) seen |= k.kernel == tier.kernels->qgemm[i];
-      if (!seen) all.push_back({tier, tier.kernels->qgemm[i]});
+      for (const RegisteredQGemmKernel& k : all) seen |= k.kernel == kernel;
+      if (seen) continue;
+      const RegisteredTier* code_tier = KernelCodeTier(*kernel, tiers);
+      // A kernel whose name names no tier is tested only where its listing tier runs; the
+      // naming test below fails for it.
+      all.push_back({code_tier ? *code_tier : tier, kernel});
     }
   return all;
 }
