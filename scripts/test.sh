@@ -11,77 +11,12 @@ ensure_packages "${BASE_PACKAGES[@]}" qemu-user g++-aarch64-linux-gnu clang libc
 ensure_arm64_packages libgtest-dev:arm64 libbenchmark-dev:arm64
 
 passed=0 failed=0 skipped=0
-# A sanitizer's report, wherever in a run's output it comes: LeakSanitizer reports after gtest's
-# summary, and a report on a path that does not abort would otherwise go unseen.
-SANITIZER_REPORT='^(==[0-9]+==)?ERROR: (Address|Leak|Thread|Memory|UndefinedBehavior)Sanitizer|^WARNING: ThreadSanitizer|^SUMMARY: (Address|Leak|Thread|UndefinedBehavior)Sanitizer|: runtime error: '
-
-# Runs a command into a log; echoes the lines worth seeing. Sets run_status to the command's exit
-# status and run_problem to why the run fails (empty when it passes those checks).
-run_logged() {
-  local log=$1; shift
-  set +e
-  "$@" > "$log" 2>&1
-  run_status=$?
-  set -e
-  run_problem=""
-  [ "$run_status" -ne 0 ] && run_problem="exit status $run_status"
-  if grep -qE "$SANITIZER_REPORT" "$log"; then
-    run_problem="${run_problem:+$run_problem; }a sanitizer report"
-    grep -nE "$SANITIZER_REPORT" "$log" | head -5
-  fi
-  return 0
-}
-
-# Runs one gtest binary and adds its counts. Fails on a nonzero exit status, on a run that executes
-# no test (a filter that matches nothing, a setup that refused the tier), on a sanitizer report
-# anywhere in the output, and on a failed test; keeps going either way.
-run_suite() {
-  local label=$1; shift
-  echo "=== $label"
-  local log
-  log=$(mktemp)
-  run_logged "$log" "$@"
-  grep -E "dispatch picked|^\[  (PASSED|FAILED) +\] [0-9]+ test|^\[  SKIPPED \] [0-9]+ test|Failure|^\[  FAILED  \] |^cpuml: " "$log" || true
-  local p f s ran
-  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-  s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-  ran=$(sed -n 's/^\[==========\] \([0-9]*\) tests\{0,1\} from .* ran\..*/\1/p' "$log" | tail -1)
-  if [ -z "$ran" ] || [ "$ran" -eq 0 ] || [ "${p:-0}" -eq 0 ]; then
-    run_problem="${run_problem:+$run_problem; }no test passed (${ran:-no} tests ran)"
-  fi
-  if [ -n "$run_problem" ]; then
-    echo "cpuml: $label FAILED: $run_problem"
-    tail -20 "$log"
-    # At least one failure counts, whatever the summary said.
-    f=$(( ${f:-0} > 0 ? ${f:-0} : 1 ))
-  fi
-  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${s:-0}))
-  rm -f "$log"
-}
-
-# Runs one check that is not a gtest binary: one pass or one failure, by its exit status and the
-# absence of sanitizer reports.
-run_check() {
-  local label=$1; shift
-  echo "=== $label"
-  local log
-  log=$(mktemp)
-  run_logged "$log" "$@"
-  if [ -z "$run_problem" ]; then
-    tail -2 "$log"
-    passed=$((passed + 1))
-  else
-    tail -40 "$log"
-    echo "cpuml: $label FAILED: $run_problem"
-    failed=$((failed + 1))
-  fi
-  rm -f "$log"
-}
+source "$ROOT/scripts/test_counting.sh"
 
 cmake -S "$ROOT" -B "$ROOT/build/release" -DCMAKE_BUILD_TYPE=Release -DCPUML_BENCH_PEERS=OFF -DCPUML_WERROR=ON > /dev/null
 cmake --build "$ROOT/build/release" -j "$JOBS"
 TESTS="$ROOT/build/release/tests/cpuml_tests"
+counting_self_check "$TESTS"
 
 # Packaging checks (exports, tier namespaces) through ctest; the suite itself runs below.
 (cd "$ROOT/build/release" && ctest --output-on-failure -E '^cpuml_(tests|allocation_failure_test|allocation_count_test|fuzz_corpus_replay)$') \
