@@ -21,21 +21,12 @@ SERIES = [("cpuml", "u8s8", "#1f4e9c"), ("cpuml", "s8s8", "#5b8bd9"), ("cpuml", 
           ("xnnpack", "u8u8", "#27864a"), ("xnnpack", "s8s8", "#6cc48a")]
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("results")
-    parser.add_argument("output")
-    parser.add_argument("--cpu", default="")
-    args = parser.parse_args()
-    context, rows = medians(args.results)
-    qgemm = {n: b for n, b in rows.items() if re.match(r"qgemm/(cpuml|onednn|xnnpack)/", n) and "GOPS" in b}
-    if not qgemm:
-        raise SystemExit("bench_chart: no qgemm results in " + args.results)
+def draw(qgemm, series, output, title):
+    """qgemm: {"qgemm/<lib>/<types>/<MxKxN>/threads:<T>": {"GOPS": value, "label": text}}; one
+    panel per thread count, one bar per (library, types) of `series` that has results."""
     shapes = sorted({n.split("/")[3] for n in qgemm}, key=lambda s: [int(x) for x in s.split("x")])
     threads = sorted({int(n.split("threads:")[1]) for n in qgemm})
-    series = [s for s in SERIES if any(n.startswith(f"qgemm/{s[0]}/{s[1]}/") for n in qgemm)]
-    tier = next((b.get("label", "").split(", ")[-1] for n, b in qgemm.items() if n.startswith("qgemm/cpuml/")), "?")
-
+    series = [s for s in series if any(n.startswith(f"qgemm/{s[0]}/{s[1]}/") for n in qgemm)]
     fig, axes = plt.subplots(len(threads), 1, figsize=(max(9, 1.6 * len(shapes) + 4.5), 3.6 * len(threads)),
                              squeeze=False)
     width = 0.8 / len(series)
@@ -49,7 +40,7 @@ def main():
                 inexact = "INEXACT" in b.get("label", "")
                 ax.bar(x + (i - (len(series) - 1) / 2) * width, b["GOPS"], width, color=color,
                        hatch="///" if inexact else None, edgecolor="white" if inexact else color,
-                       label=f"{lib} {types}" if x == 0 or not ax.get_legend_handles_labels()[1].count(f"{lib} {types}") else None)
+                       label=f"{lib} {types}")
         ax.set_xticks(range(len(shapes)))
         ax.set_xticklabels([s.replace("x", " x ") for s in shapes])
         ax.set_ylabel("GOPS (2MNK/s)")
@@ -58,12 +49,27 @@ def main():
         handles, labels = ax.get_legend_handles_labels()
         unique = dict(zip(labels, handles))
         ax.legend(unique.values(), unique.keys(), fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0))
-    cpu = args.cpu or context.get("host_name", "?")
-    fig.suptitle(f"Quantized matmul, M x K x N: cpuml ({tier}, exact) and peers, medians\n"
-                 f"{cpu}, {context.get('date', '?')[:10]}; hatched: inexact results", fontsize=10)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(args.output)
-    print(f"chart: {args.output}")
+    fig.savefig(output)
+    print(f"chart: {output}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results")
+    parser.add_argument("output")
+    parser.add_argument("--cpu", default="")
+    args = parser.parse_args()
+    context, rows = medians(args.results)
+    qgemm = {n: b for n, b in rows.items() if re.match(r"qgemm/(cpuml|onednn|xnnpack)/", n) and "GOPS" in b}
+    if not qgemm:
+        raise SystemExit("bench_chart: no qgemm results in " + args.results)
+    tier = next((b.get("label", "").split(", ")[-1] for n, b in qgemm.items() if n.startswith("qgemm/cpuml/")), "?")
+    cpu = args.cpu or context.get("host_name", "?")
+    draw(qgemm, SERIES, args.output,
+         f"Quantized matmul, M x K x N: cpuml ({tier}, exact) and peers, medians\n"
+         f"{cpu}, {context.get('date', '?')[:10]}; hatched: inexact results")
 
 
 if __name__ == "__main__":

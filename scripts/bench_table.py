@@ -46,6 +46,22 @@ def main():
         for t in threads:
             cells = [fmt(rows.get(f"qgemm/{lib}/{types}/{s}/threads:{t}"), "GOPS") for lib, types in cols]
             print(f"| {s} | {t} | " + " | ".join(cells) + " |")
+    # Same-run ratios: cpuml over each peer for the same operand types, shape and threads.
+    pairs = [(("cpuml", "u8s8"), ("onednn", "u8s8")), (("cpuml", "s8s8"), ("onednn", "s8s8")),
+             (("cpuml", "u8u8"), ("xnnpack", "u8u8")),
+             (("cpuml", "s8s8"), ("xnnpack", "s8s8"))]
+    pairs = [p for p in pairs if p[0] in cols and p[1] in cols]
+    if pairs:
+        print("\nSame-run ratios, cpuml / peer (above 1: cpuml faster):\n")
+        print("| M x K x N | threads | " + " | ".join(f"{a[1]} / {b[0]} {b[1]}" for a, b in pairs) + " |")
+        print("|---|---|" + "---|" * len(pairs))
+        for s in shapes:
+            for t in threads:
+                cells = []
+                for a, b in pairs:
+                    x, y = rows.get(f"qgemm/{a[0]}/{a[1]}/{s}/threads:{t}"), rows.get(f"qgemm/{b[0]}/{b[1]}/{s}/threads:{t}")
+                    cells.append(f"{x['GOPS'] / y['GOPS']:.2f}" if x and y and "GOPS" in x and "GOPS" in y else "-")
+                print(f"| {s} | {t} | " + " | ".join(cells) + " |")
     kernels = sorted({n.split("/")[1] for n in rows if n.startswith("qgemm/") and "__" in n.split("/")[1]})
     if kernels:
         print("\nEvery registered kernel this CPU runs, u8s8 (u8s7 for kernels that need 7-bit B), 1 thread, GOPS"
@@ -58,8 +74,11 @@ def main():
             print(f"| {k} | " + " | ".join(cells) + " |")
     peaks = [(n, b) for n, b in rows.items() if n.startswith("isa_peak/")]
     if peaks:
-        print("\nInstruction peaks (independent accumulator chains, 1 thread): " +
-              "; ".join(f"{n.split('/')[1]} {b['GOPS']:.0f} GOPS" for n, b in peaks))
+        def probe_label(name):
+            threads = name.split("threads:")[1] if "threads:" in name else "1"
+            return f"{name.split('/')[1]} ({threads} thread{'' if threads == '1' else 's'})"
+        print("\nInstruction peaks (independent accumulator chains): " +
+              "; ".join(f"{probe_label(n)} {b['GOPS']:.0f} GOPS" for n, b in peaks))
     reads = [(n, b) for n, b in rows.items() if n.startswith("read_bandwidth/")]
     if reads:
         print("\nM = 1 against the read-bandwidth probe (B's bytes streamed by vector loads, same size): "

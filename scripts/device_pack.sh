@@ -3,7 +3,7 @@
 # they load that a bare machine lacks (cpuinfo, pthreadpool, Google Benchmark), into .device/
 # (git-ignored), for a machine without those packages (the Emerald Rapids device). There:
 #   cd .device && LD_LIBRARY_PATH=$PWD/lib ./cpuml_tests
-#   bash scripts/device_bench.sh .device OUT_DIR     (or scripts/device_session.sh: tests, probes, fills, peers)
+#   bash scripts/device_bench.sh .device OUT_DIR     (or scripts/device_conformance_and_bench.sh: tests, probes, fills, peers)
 #   CPUML_BENCH_BINARY=$PWD/cpuml_bench taskset -c 3 python3 ../bench/device_interleaved.py $PWD/lib/libcpuml.so
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ensure_packages "${BASE_PACKAGES[@]}"

@@ -9,11 +9,11 @@ SANITIZER_REPORT='^(==[0-9]+==)?ERROR: (Address|Leak|Thread|Memory|UndefinedBeha
 # Runs a command into a log; echoes the lines worth seeing. Sets run_status to the command's exit
 # status and run_problem to why the run fails (empty when it passes those checks).
 run_logged() {
-  local log=$1; shift
+  local log=$1 errexit=$-; shift
   set +e
   "$@" > "$log" 2>&1
   run_status=$?
-  set -e
+  [[ $errexit == *e* ]] && set -e
   run_problem=""
   [ "$run_status" -ne 0 ] && run_problem="exit status $run_status"
   if grep -qE "$SANITIZER_REPORT" "$log"; then
