@@ -1,17 +1,189 @@
 // FILL_VALUE_CONSTANT and FILL_VALUE_SEQUENCE on every tier, byte-equal to the scalar reference
-// and to the seeds' examples.
+// and to the seeds' examples. FLOAT16 expectations come from a binary16 conversion of this file's
+// own (the reference shares kernels/common/half.cc with the fills, so it cannot judge that code),
+// which is checked exhaustively against literal values and the library here.
 #include <math.h>
 #include <cpuinfo.h>
 #include <pthreadpool.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "tests/test_support.h"
 
 namespace cpuml_test {
+
+// binary16 from the format's definition, by arithmetic on values rather than on bits (the
+// library's conversion shifts bits, so the two are unlikely to share a mistake): a half is
+// (1024 + fraction) * 2^(exponent - 25), or fraction * 2^-24 when subnormal. Also used by
+// tests/kernels/fill_kernel_test.cc.
+float OracleHalfToFloat(uint16_t h) {
+  const bool negative = (h & 0x8000u) != 0;
+  const int field = (h >> 10) & 0x1F, fraction = h & 0x3FF;
+  if (field == 0x1F && fraction != 0) {
+    // A NaN has no value to compute with: widening is exact (kernels/common/half.h), so the
+    // payload moves to the top of float's fraction as it is, signalling or quiet.
+    const uint32_t bits = (negative ? 0x80000000u : 0u) | 0x7F800000u | (static_cast<uint32_t>(fraction) << 13);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+  }
+  const float magnitude = field == 0x1F ? std::numeric_limits<float>::infinity()
+                          : field == 0  ? std::ldexp(static_cast<float>(fraction), -24)
+                                        : std::ldexp(static_cast<float>(1024 + fraction), field - 25);
+  return negative ? -magnitude : magnitude;
+}
+
+// Round to nearest even by exact arithmetic on the value: scale it so that one step between
+// adjacent halves is 1, round the integer significand, and read the exponent off the scale.
+uint16_t OracleFloatToHalf(float f) {
+  const uint32_t sign = std::signbit(f) ? 0x8000u : 0u;
+  if (std::isnan(f)) {
+    // docs/semantics.md: a quiet NaN keeping the top ten bits of float's payload.
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return static_cast<uint16_t>(sign | 0x7E00u | ((bits & 0x7FFFFFu) >> 13));
+  }
+  const double magnitude = std::fabs(static_cast<double>(f));
+  if (std::isinf(magnitude)) return static_cast<uint16_t>(sign | 0x7C00u);
+  if (magnitude == 0) return static_cast<uint16_t>(sign);
+  int exponent;
+  std::frexp(magnitude, &exponent);  // magnitude in [2^(exponent - 1), 2^exponent)
+  // Halves 2^(exponent - 11) apart in that binade (11 significant bits), 2^-24 below 2^-14.
+  int step = std::max(exponent - 11, -24);
+  const double scaled = std::ldexp(magnitude, -step);  // exact: float's 24 bits fit double's 53
+  double significand = std::floor(scaled);
+  const double rest = scaled - significand;  // exact
+  if (rest > 0.5 || (rest == 0.5 && std::fmod(significand, 2.0) == 1.0)) significand += 1;
+  uint32_t n = static_cast<uint32_t>(significand);
+  if (n == 2048) {  // rounded up into the next binade
+    n = 1024;
+    ++step;
+  }
+  if (n < 1024) return static_cast<uint16_t>(sign | n);  // subnormal (or zero): step is -24
+  const int field = step + 25;                            // value = (n / 1024) * 2^(field - 15)
+  if (field >= 0x1F) return static_cast<uint16_t>(sign | 0x7C00u);
+  return static_cast<uint16_t>(sign | static_cast<uint32_t>(field) << 10 | (n - 1024));
+}
+
 namespace {
 
-using cpuml::FloatToHalf;
+float FloatFromBits(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+uint32_t BitsOfFloat(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+
+// binary16 values worked out by hand, both directions, so that the oracle does not rest on
+// agreeing with the library alone.
+TEST(FillHalfOracle, MatchesLiteralValues) {
+  const std::pair<uint16_t, float> exact[] = {
+      {0x0000, 0.0f},           {0x8000, -0.0f},           {0x0001, 0x1p-24f},         {0x8001, -0x1p-24f},
+      {0x0002, 0x1p-23f},       {0x03FF, 1023 * 0x1p-24f}, {0x0400, 0x1p-14f},         {0x3555, 0x1.554p-2f},
+      {0x3C00, 1.0f},           {0x3C01, 1.0f + 0x1p-10f}, {0xC000, -2.0f},            {0xC100, -2.5f},
+      {0x2E66, 0x1.998p-4f},    {0x6800, 2048.0f},         {0x7BFF, 65504.0f},         {0xFBFF, -65504.0f},
+      {0x7C00, INFINITY},       {0xFC00, -INFINITY}};
+  for (const auto& [h, f] : exact) {
+    SCOPED_TRACE(testing::Message() << std::hex << "half 0x" << h);
+    EXPECT_EQ(BitsOfFloat(OracleHalfToFloat(h)), BitsOfFloat(f));
+    EXPECT_EQ(OracleFloatToHalf(f), h);
+  }
+  const std::pair<uint16_t, uint32_t> nans[] = {{0x7E00, 0x7FC00000u}, {0x7C01, 0x7F802000u},
+                                                {0xFE01, 0xFFC02000u}, {0x7FFF, 0x7FFFE000u}};
+  for (const auto& [h, f] : nans) EXPECT_EQ(BitsOfFloat(OracleHalfToFloat(h)), f) << std::hex << h;
+  const std::pair<float, uint16_t> rounded[] = {
+      {0x1p-25f, 0x0000},                 // tie between 0 and the smallest subnormal: even is 0
+      {-0x1p-25f, 0x8000},                //   and keeps its sign
+      {0x1.000002p-25f, 0x0001},          // just above that tie
+      {0x1.8p-24f, 0x0002},               // tie between subnormals 1 and 2
+      {0x1.4p-23f, 0x0002},               // tie between 2 and 3
+      {0x1p-14f - 0x1p-25f, 0x0400},      // tie between the largest subnormal and the smallest normal
+      {0x1p-149f, 0x0000},                // float's smallest subnormal
+      {0x1p-126f, 0x0000},                // float's smallest normal
+      {1.0f + 0x1p-11f, 0x3C00},          // tie: to even, not away from zero
+      {1.0f + 3 * 0x1p-11f, 0x3C02},      // tie: to even, which is up here
+      {-1.0f - 3 * 0x1p-11f, 0xBC02},     //   and for negatives
+      {1.0f + 0x1p-11f + 0x1p-23f, 0x3C01},  // just above a tie: up, not truncated
+      {1.0f + 0x1p-11f - 0x1p-23f, 0x3C00},  // just below a tie: down
+      {1.0f + 0x1.8p-11f, 0x3C01},           // three quarters of a step: nearest, not truncated
+      {2049.0f, 0x6800},                  // ties at 2^11, where halves are 2 apart
+      {2051.0f, 0x6802},
+      {0.1f, 0x2E66},
+      {1.0f / 3.0f, 0x3555},
+      {65519.996f, 0x7BFF},               // below the overflow tie
+      {65520.0f, 0x7C00},                 // the tie between 65504 (odd) and 2^16: to infinity
+      {-65520.0f, 0xFC00},
+      {65536.0f, 0x7C00},
+      {3.4028235e38f, 0x7C00},
+      {-1e10f, 0xFC00}};
+  for (const auto& [f, h] : rounded) EXPECT_EQ(OracleFloatToHalf(f), h) << std::hexfloat << f;
+  // A payload only in the low 13 bits is lost, but the NaN stays a NaN (quiet).
+  const std::pair<uint32_t, uint16_t> nan_narrowing[] = {{0x7FC00000u, 0x7E00}, {0xFFC00000u, 0xFE00},
+                                                         {0x7F800001u, 0x7E00}, {0x7FA00000u, 0x7F00},
+                                                         {0x7FFFFFFFu, 0x7FFF}, {0xFF802000u, 0xFE01}};
+  for (const auto& [f, h] : nan_narrowing) EXPECT_EQ(OracleFloatToHalf(FloatFromBits(f)), h) << std::hex << f;
+}
+
+// Every half widened: the library's conversion must agree bit for bit (NaN payloads included).
+TEST(FillHalfOracle, EveryHalfWidensLikeTheLibrary) {
+  for (uint32_t h = 0; h <= 0xFFFF; ++h)
+    ASSERT_EQ(BitsOfFloat(cpuml::HalfToFloat(static_cast<uint16_t>(h))),
+              BitsOfFloat(OracleHalfToFloat(static_cast<uint16_t>(h))))
+        << std::hex << "half 0x" << h;
+}
+
+// Narrowing, where rounding decides: every half itself, every midpoint between adjacent halves
+// (the tie goes to the even one; above 65504 the next "half" is 2^16, infinity's bits), and the
+// floats just below and above each midpoint, for both signs. The expectations come from the pair
+// of halves, not from either conversion.
+TEST(FillHalfOracle, EveryHalfMidpointAndNeighborNarrowsToNearestEven) {
+  for (const uint32_t sign : {0u, 0x8000u})
+    for (uint32_t lo = 0; lo < 0x7C00; ++lo) {
+      const uint32_t hi = lo + 1;
+      const double lo_value = std::fabs(OracleHalfToFloat(static_cast<uint16_t>(lo)));
+      const double hi_value = hi == 0x7C00 ? 65536.0 : std::fabs(OracleHalfToFloat(static_cast<uint16_t>(hi)));
+      const double mid = (lo_value + hi_value) / 2;  // 12 significant bits: exact in float
+      const float s = sign ? -1.0f : 1.0f;
+      const float at_lo = s * static_cast<float>(lo_value), at_mid = s * static_cast<float>(mid);
+      ASSERT_EQ(static_cast<double>(std::fabs(at_mid)), mid);
+      const float below = std::nextafter(at_mid, 0.0f), above = std::nextafter(at_mid, s * INFINITY);
+      const uint16_t expect_lo = static_cast<uint16_t>(sign | lo), expect_hi = static_cast<uint16_t>(sign | hi);
+      const uint16_t expect_mid = (lo & 1) == 0 ? expect_lo : expect_hi;
+      const struct {
+        float value;
+        uint16_t half;
+      } checks[] = {{at_lo, expect_lo}, {below, expect_lo}, {at_mid, expect_mid}, {above, expect_hi}};
+      for (const auto& check : checks) {
+        ASSERT_EQ(OracleFloatToHalf(check.value), check.half) << std::hexfloat << check.value;
+        ASSERT_EQ(cpuml::FloatToHalf(check.value), check.half) << std::hexfloat << check.value;
+      }
+    }
+  for (const uint32_t bits : {0x7F800000u, 0xFF800000u})  // the infinities themselves
+    EXPECT_EQ(cpuml::FloatToHalf(FloatFromBits(bits)), OracleFloatToHalf(FloatFromBits(bits)));
+}
+
+// Every NaN class (quiet and signalling, both signs, payloads in the kept and the dropped bits)
+// and a spread of all float bit patterns: the library agrees with the oracle bit for bit.
+TEST(FillHalfOracle, FloatBitPatternsNarrowLikeTheLibrary) {
+  for (uint32_t payload = 1; payload < 0x800000u; payload = payload * 3 + 1)
+    for (const uint32_t top : {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u}) {
+      const float nan = FloatFromBits(top | payload);
+      ASSERT_EQ(cpuml::FloatToHalf(nan), OracleFloatToHalf(nan)) << std::hex << (top | payload);
+      ASSERT_EQ(OracleFloatToHalf(nan) & 0x7E00, 0x7E00) << std::hex << (top | payload);
+    }
+  const uint32_t stride = ReducedSweep() ? 40009u : 4099u;  // primes: every low-bit pattern turns up
+  for (uint64_t bits = 0; bits <= 0xFFFFFFFFu; bits += stride) {
+    const float f = FloatFromBits(static_cast<uint32_t>(bits));
+    ASSERT_EQ(cpuml::FloatToHalf(f), OracleFloatToHalf(f)) << std::hex << bits;
+  }
+}
+
 
 struct FillCase {
   bool sequence;
@@ -29,14 +201,33 @@ cpuml_status CreateFill(const FillCase& c, const TensorDesc& out, CPUML_TENSOR_D
   return s;
 }
 
-// Runs the fill through the library and through the reference on identical starting bytes and
-// checks byte equality, untouched gaps and canaries.
+// A FLOAT16 fill by docs/semantics.md through the oracle conversion: element i in row-major
+// order gets start + float(i) * delta in float32, rounded once to binary16; where strides alias,
+// the later element wins.
+void FillHalfExpected(const FillCase& c, const TensorDesc& out, const std::vector<uint64_t>& strides, uint8_t* data) {
+  const float start = OracleHalfToFloat(c.start.UInt16), delta = OracleHalfToFloat(c.delta.UInt16);
+  const uint64_t count = out.ElementCount();
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t offset = 0, rest = i;
+    for (uint32_t d = out.rank(); d-- > 0;) {
+      offset += rest % out.sizes()[d] * strides[d];
+      rest /= out.sizes()[d];
+    }
+    const uint16_t h = c.sequence ? OracleFloatToHalf(start + static_cast<float>(i) * delta) : c.start.UInt16;
+    memcpy(data + offset * sizeof h, &h, sizeof h);
+  }
+}
+
+// Runs the fill through the library and through the reference (FLOAT16: FillHalfExpected) on
+// identical starting bytes and checks byte equality, untouched gaps and canaries.
 void ExpectMatchesReference(const FillCase& c, const TensorDesc& out, pthreadpool_t pool = nullptr) {
   OperatorPtr op;
   ASSERT_EQ(CreateFill(c, out, out.type(), &op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
   GuardedBuffer actual(out.MinimumBytes()), expected(out.MinimumBytes());
   const auto strides = out.Strides();
-  if (c.sequence)
+  if (out.type() == CPUML_TENSOR_DATA_TYPE_FLOAT16)
+    FillHalfExpected(c, out, strides, expected.data());
+  else if (c.sequence)
     cpuml::reference::FillValueSequence(View(out, strides, expected.data()), c.start, c.delta);
   else
     cpuml::reference::FillValueConstant(View(out, strides, expected.data()), c.start);
@@ -58,11 +249,12 @@ CPUML_SCALAR_UNION F32(float f) {
   u.Float32 = f;
   return u;
 }
-CPUML_SCALAR_UNION F16(float f) {
+CPUML_SCALAR_UNION HalfBits(uint16_t h) {
   CPUML_SCALAR_UNION u{};
-  u.UInt16 = FloatToHalf(f);
+  u.UInt16 = h;
   return u;
 }
+CPUML_SCALAR_UNION F16(float f) { return HalfBits(OracleFloatToHalf(f)); }
 
 class FillTest : public TierTest {};
 
@@ -73,21 +265,17 @@ constexpr CPUML_TENSOR_DATA_TYPE kFillTypes[] = {
 
 // Start/delta pairs per type that exercise wrap-around, negative steps and rounding.
 std::vector<FillCase> CasesFor(CPUML_TENSOR_DATA_TYPE type) {
-  std::vector<FillCase> cases;
   switch (type) {
     case CPUML_TENSOR_DATA_TYPE_FLOAT32:
-      cases = {{false, F32(13.0f), {}}, {true, F32(3.0f), F32(2.0f)}, {true, F32(-1.5f), F32(0.1f)},
-               {true, F32(1e7f), F32(0.3f)}, {true, F32(INFINITY), F32(-INFINITY)}};
-      break;
+      return {{false, F32(13.0f), {}}, {true, F32(3.0f), F32(2.0f)}, {true, F32(-1.5f), F32(0.1f)},
+              {true, F32(1e7f), F32(0.3f)}, {true, F32(INFINITY), F32(-INFINITY)}};
     case CPUML_TENSOR_DATA_TYPE_FLOAT16:
-      cases = {{false, F16(-2.5f), {}}, {true, F16(0.0f), F16(0.1f)}, {true, F16(60000.0f), F16(7.0f)},
-               {true, F16(-3.0f), F16(0.0009765625f)}, {true, F16(5.96e-8f), F16(5.96e-8f)}};
-      break;
+      return {{false, F16(-2.5f), {}}, {true, F16(0.0f), F16(0.1f)}, {true, F16(60000.0f), F16(7.0f)},
+              {true, F16(-3.0f), F16(0.0009765625f)}, {true, F16(5.96e-8f), F16(5.96e-8f)}};
     default:
-      cases = {{false, Bits(0x8765432187654321ull), {}}, {true, Bits(10), Bits(uint64_t(-2))},
-               {true, Bits(0x7FFFFFF0ull), Bits(7)}, {true, Bits(250), Bits(3)}, {true, Bits(uint64_t(-5)), Bits(1)}};
+      return {{false, Bits(0x8765432187654321ull), {}}, {true, Bits(10), Bits(uint64_t(-2))},
+              {true, Bits(0x7FFFFFF0ull), Bits(7)}, {true, Bits(250), Bits(3)}, {true, Bits(uint64_t(-5)), Bits(1)}};
   }
-  return cases;
 }
 
 constexpr uint8_t kUntouched = 0xEE;
@@ -220,6 +408,31 @@ TEST_P(FillTest, HalfRoundingHardCases) {
   const auto r = RunFill<uint16_t>({true, F16(65504.0f), F16(16.0f)}, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT16, {2}));
   EXPECT_EQ(r[0], 0x7BFF);
   EXPECT_EQ(r[1], 0x7C00);
+  auto half_sequence = [](CPUML_SCALAR_UNION start, CPUML_SCALAR_UNION delta, uint32_t n) {
+    return RunFill<uint16_t>({true, start, delta}, TensorDesc(CPUML_TENSOR_DATA_TYPE_FLOAT16, {n}));
+  };
+  EXPECT_EQ(half_sequence(F16(-65504.0f), F16(-16.0f), 2)[1], 0xFC00);
+  // 1 + i * 2^-11: odd i are ties, which go to the even neighbour, up or down.
+  const auto ties = half_sequence(F16(1.0f), F16(0x1p-11f), 6);
+  EXPECT_EQ(ties[1], 0x3C00);
+  EXPECT_EQ(ties[2], 0x3C01);
+  EXPECT_EQ(ties[3], 0x3C02);
+  EXPECT_EQ(ties[5], 0x3C02);
+  // -1 - i * 0.75 * 2^-10, three quarters of a step of the halves above 1: to nearest, not cut.
+  const auto quarters = half_sequence(F16(-1.0f), F16(-0x1.8p-11f), 4);
+  EXPECT_EQ(quarters[1], 0xBC01);
+  EXPECT_EQ(quarters[2], 0xBC02);  // a tie
+  EXPECT_EQ(quarters[3], 0xBC02);
+  // Subnormal results stay subnormal (no flush to zero) and reach the smallest normal.
+  const auto subnormal = half_sequence(HalfBits(0x0001), HalfBits(0x0001), 1025);
+  EXPECT_EQ(subnormal[0], 0x0001);
+  EXPECT_EQ(subnormal[2], 0x0003);
+  EXPECT_EQ(subnormal[1023], 0x0400);
+  // inf + 0 * -inf and inf - inf are NaN; a NaN start keeps its payload and is quieted.
+  const auto nan = half_sequence(F16(INFINITY), F16(-INFINITY), 3);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(nan[i] & 0x7E00, 0x7E00) << i;
+  const auto payload = half_sequence(HalfBits(0x7D01), F16(1.0f), 3);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(payload[i], 0x7F01) << i;
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, FillTest, testing::ValuesIn(AllTiers()), TierName);
