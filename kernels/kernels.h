@@ -32,6 +32,19 @@ struct FillKernels {
   FillSequenceRowFn sequence_row[kDataTypeCount];
 };
 
+// DYNAMIC_QUANTIZE_LINEAR's row functions (docs/semantics.md): a row's range, then its bytes.
+// Both are element-wise or exact reductions, so every tier gives the same bits.
+struct QuantizeKernels {
+  // Lowers *min and raises *max (both finite on entry) to the least and greatest of `count`
+  // contiguous floats; NaN elements leave them unchanged.
+  void (*min_max)(const float* x, size_t count, float* min, float* max);
+  // dst[i] = clamp(roundHalfToEven(x[i] / scale), qmin - zero_point, qmax - zero_point) +
+  // zero_point as a byte (two's complement for INT8), computed in float with the clamp before the
+  // conversion; a NaN quotient gives zero_point.
+  void (*quantize)(const float* x, size_t count, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
+                   uint8_t* dst);
+};
+
 // How a tier wants A and B laid out (see src/qgemm_pack.cc). K is grouped by the kernel's kr;
 // within a group a line's kr values are contiguous: [group][row or column][kr].
 enum class QGemmPacking : uint8_t {
@@ -163,19 +176,22 @@ struct QGemmKernel {
   QGemmAInPlace a_in_place;
 };
 
-// A tier's table: its fills and its GEMM kernels in order of preference.
+// A tier's table: its fills, its quantization rows and its GEMM kernels in order of preference.
 struct TierKernels {
   const FillKernels* fill;  // NULL: the tier adds no fills; a lower tier's serve
   const QGemmKernel* const* qgemm;
   size_t qgemm_count;
+  // NULL: a lower tier's serve. Built with the fill flags (cmake/CpumlTiers.cmake) and picked
+  // with the fills' CPU check (kernels/registry.h).
+  const QuantizeKernels* quantize;
 };
 
-// Defines the tier's kTierKernels (in its tier.cc, inside its namespace) from its fills (or
-// nullptr) and its GEMM kernels, most preferred first.
-#define CPUML_TIER_TABLE(fill, ...)                                             \
+// Defines the tier's kTierKernels (in its tier.cc, inside its namespace) from its fills and its
+// quantization rows (or nullptr) and its GEMM kernels, most preferred first.
+#define CPUML_TIER_TABLE(fill, quantize, ...)                                   \
   const QGemmKernel* const kQGemmKernels[] = {__VA_ARGS__};                     \
   extern const TierKernels kTierKernels;                                        \
-  const TierKernels kTierKernels = {fill, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0]}
+  const TierKernels kTierKernels = {fill, kQGemmKernels, sizeof kQGemmKernels / sizeof kQGemmKernels[0], quantize}
 
 }  // namespace cpuml
 

@@ -18,6 +18,9 @@ const char* OperatorName(int32_t type) {
     case CPUML_OPERATOR_FILL_VALUE_CONSTANT: return "FILL_VALUE_CONSTANT";
     case CPUML_OPERATOR_FILL_VALUE_SEQUENCE: return "FILL_VALUE_SEQUENCE";
     case CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY: return "QUANTIZED_LINEAR_MATRIX_MULTIPLY";
+    case CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER: return "MATRIX_MULTIPLY_INTEGER";
+    case CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT: return "MATRIX_MULTIPLY_INTEGER_TO_FLOAT";
+    case CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR: return "DYNAMIC_QUANTIZE_LINEAR";
   }
   return "?";
 }
@@ -38,6 +41,15 @@ cpuml_status Create(const CPUML_OPERATOR_DESC* desc, cpuml_operator** out) {
         break;
       case CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY:
         status = cpuml::CreateQuantizedLinearMatrixMultiply(desc->Desc, out);
+        break;
+      case CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER:
+        status = cpuml::CreateMatrixMultiplyInteger(desc->Desc, out);
+        break;
+      case CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT:
+        status = cpuml::CreateMatrixMultiplyIntegerToFloat(desc->Desc, out);
+        break;
+      case CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR:
+        status = cpuml::CreateDynamicQuantizeLinear(desc->Desc, out);
         break;
       default:
         return Fail(CPUML_STATUS_UNSUPPORTED, "cpuml_create_operator: desc->Type %d is not a supported operator",
@@ -74,7 +86,8 @@ cpuml_status Execute(const char* api, cpuml_operator* op, const CPUML_BUFFER_BIN
   if (input_count != op->InputCount())
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: input_count %u must be %u", api, input_count, op->InputCount());
   if (input_count != 0 && inputs == nullptr) return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: inputs must not be NULL", api);
-  if (output_count != 1) return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: output_count %u must be 1", api, output_count);
+  if (output_count != op->OutputCount())
+    return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: output_count %u must be %u", api, output_count, op->OutputCount());
   if (outputs == nullptr) return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: outputs must not be NULL", api);
   uint8_t* scratch_data = nullptr;
   if (scratch != nullptr) {

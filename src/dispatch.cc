@@ -156,6 +156,12 @@ bool RunsGemm(const TierEntry& entry) {
   return GetInit().cpuinfo_ok && entry.runs_gemm();
 }
 
+// The fills' check: a CPU may have a tier's vector instructions without its GEMM ones.
+bool RunsVectorCheck(const TierEntry& entry) {
+  if (entry.isa == CPUML_ISA_SCALAR) return true;
+  return GetInit().cpuinfo_ok && entry.runs_fill();
+}
+
 bool RunsFill(const TierEntry& entry) {
   if (entry.kernels->fill == nullptr) return false;
   if (entry.isa == CPUML_ISA_SCALAR) return true;
@@ -168,6 +174,8 @@ int Rank(int isa) {
     if (kTiers[i].isa == isa) return static_cast<int>(i);
   return kNoCap;
 }
+
+bool RunsQuantize(const TierEntry& entry) { return entry.kernels->quantize != nullptr && RunsVectorCheck(entry); }
 
 // The highest tier under the cap that `runs` accepts; scalar runs everything.
 TierChoice Best(bool (*runs)(const TierEntry&)) {
@@ -190,8 +198,10 @@ const TierKernels* Supported(cpuml_isa isa, bool (*runs)(const TierEntry&)) {
 
 TierChoice GemmTier() { return Best(RunsGemm); }
 TierChoice FillTier() { return Best(RunsFill); }
+TierChoice QuantizeTier() { return Best(RunsQuantize); }
 const TierKernels* SupportedTier(cpuml_isa isa) { return Supported(isa, RunsGemm); }
 const TierKernels* SupportedFillTier(cpuml_isa isa) { return Supported(isa, RunsFill); }
+const TierKernels* SupportedQuantizeTier(cpuml_isa isa) { return Supported(isa, RunsQuantize); }
 
 const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m, uint32_t b_magnitude) {
   for (size_t i = 0; i < tier.qgemm_count; ++i) {

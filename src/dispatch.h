@@ -21,10 +21,14 @@ TierChoice GemmTier();
 // The best tier with fills of its own that the CPU runs, under the same cap: a CPU may have a
 // tier's fill instructions without its GEMM ones.
 TierChoice FillTier();
+// The same for DYNAMIC_QUANTIZE_LINEAR's rows (QuantizeKernels), with the fills' CPU check.
+TierChoice QuantizeTier();
 // The table for `isa` if it was built and this machine runs its GEMM kernels, else NULL.
 const TierKernels* SupportedTier(cpuml_isa isa);
 // The same for the tier's fills (NULL too when the tier has no fills of its own).
 const TierKernels* SupportedFillTier(cpuml_isa isa);
+// The same for its quantization rows (NULL when the tier has none of its own).
+const TierKernels* SupportedQuantizeTier(cpuml_isa isa);
 
 // The first of the tier's GEMM kernels whose M range holds m and whose B condition
 // (QGemmKernel::max_b_magnitude) b_magnitude meets (the last one if none does). b_magnitude: the

@@ -11,6 +11,7 @@
 struct cpuml_operator {
   virtual ~cpuml_operator() = default;
   virtual uint32_t InputCount() const = 0;
+  virtual uint32_t OutputCount() const { return 1; }
   // Fixed at create.
   virtual CPUML_BINDING_PROPERTIES BindingProperties() const = 0;
   virtual cpuml_status Initialize(const CPUML_BUFFER_BINDING* inputs, uint32_t input_count) = 0;
@@ -26,7 +27,12 @@ struct cpuml_operator {
 namespace cpuml {
 
 cpuml_status CreateFillOperator(CPUML_OPERATOR_TYPE type, const void* desc, cpuml_operator** out);
+// The matrix-multiplication family (src/matmul_descriptors.cc).
 cpuml_status CreateQuantizedLinearMatrixMultiply(const void* desc, cpuml_operator** out);
+cpuml_status CreateMatrixMultiplyInteger(const void* desc, cpuml_operator** out);
+cpuml_status CreateMatrixMultiplyIntegerToFloat(const void* desc, cpuml_operator** out);
+// src/dynamic_quantize_operator.cc.
+cpuml_status CreateDynamicQuantizeLinear(const void* desc, cpuml_operator** out);
 
 }  // namespace cpuml
 

@@ -1,6 +1,7 @@
 #include "src/qgemm_driver.h"
 
 #include <math.h>
+#include <string.h>
 
 #include <algorithm>
 #include <initializer_list>
@@ -46,10 +47,47 @@ uint8_t RequantizeWide(int64_t acc, float multiplier, float lo, float hi, int32_
 
 size_t Align64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
 
+// The stages after the exact sum that run here rather than in the micro-kernel: an mr x nr tile
+// of sums (int32 from one chain, int64 from several; row stride acc_stride) to the output, with
+// the formulas of docs/semantics.md. Every tier runs this same code, so the bits cannot differ.
+template <class Acc>
+void FinishTile(QGemmStage stage, const QGemmQuantization& q, const Acc* acc, size_t acc_stride, size_t m0, size_t n0,
+                size_t mr, size_t nr, uint8_t* out_tile, uint64_t row_stride, uint64_t col_stride) {
+  for (size_t i = 0; i < mr; ++i) {
+    const Acc* __restrict row = acc + i * acc_stride;
+    uint8_t* out_row = out_tile + i * row_stride;
+    if (stage == QGemmStage::kInt32) {
+      for (size_t j = 0; j < nr; ++j) {
+        const int32_t v = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(row[j])));  // modulo 2^32
+        memcpy(out_row + j * col_stride, &v, sizeof v);
+      }
+      continue;
+    }
+    // float(sum) * (AScale[m] * BScale[n]), then + Bias[n]; no contraction (-ffp-contract=off).
+    float y[kMaxKernelNr];
+    const float* __restrict b_scale = q.b_scale + n0;
+    if (q.multiplier) {
+      const float* __restrict multiplier = q.multiplier + n0;
+      for (size_t j = 0; j < nr; ++j) y[j] = static_cast<float>(row[j]) * multiplier[j];
+    } else {
+      const float a_scale = q.a_scale[m0 + i];
+      for (size_t j = 0; j < nr; ++j) y[j] = static_cast<float>(row[j]) * (a_scale * b_scale[j]);
+    }
+    if (q.bias) {
+      const float* __restrict bias = q.bias + n0;
+      for (size_t j = 0; j < nr; ++j) y[j] = y[j] + bias[j];
+    }
+    if (col_stride == sizeof(float))
+      memcpy(out_row, y, nr * sizeof(float));
+    else
+      for (size_t j = 0; j < nr; ++j) memcpy(out_row + j * col_stride, &y[j], sizeof(float));
+  }
+}
+
 }  // namespace
 
 size_t QGemmQuantization::Bytes(size_t padded_m, size_t padded_n) {
-  return 6 * Align64(padded_m * 4) + 4 * Align64(padded_n * 4);
+  return 6 * Align64(padded_m * 4) + 5 * Align64(padded_n * 4);
 }
 
 QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t padded_n) {
@@ -67,7 +105,9 @@ QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t
   q.multiplier_memory = reinterpret_cast<float*>(column(1));
   q.col_b = reinterpret_cast<int32_t*>(column(2));
   q.b_zero_point = reinterpret_cast<int32_t*>(column(3));
+  q.bias_memory = reinterpret_cast<float*>(column(4));
   q.multiplier = nullptr;
+  q.bias = nullptr;
   q.use_col_b = false;
   return q;
 }
@@ -192,7 +232,8 @@ struct QGemmPlan::RunJob {
     const size_t a_matrix = p.a_grid_.Index(bi, ci), b_matrix = p.b_grid_.Index(bi, ci);
     const Int8Matrix am = a->Matrix(a_matrix);  // read in place (a_in_place)
     uint8_t* out_base = out->data + bi * out->batch_stride + ci * out->channel_stride;
-    const bool unit_columns = out->col_stride == 1;
+    const bool requantizes = out->stage == QGemmStage::kRequantize8;
+    const bool unit_columns = out->col_stride == 1;  // kRequantize8's bytes
     const bool exact_in_int32 = p.chunks_.size() == 1;
     const bool column_sums = UsesColumnSums(f.packing);
     const size_t tile_end = std::min(p.m_tiles_, (m_block + 1) * m_tiles_per_block);
@@ -247,7 +288,7 @@ struct QGemmPlan::RunJob {
         params.out_max = q->out_max + m0;
         params.out_zero_point = q->out_zero_point + m0;
         params.b_scale = q->b_scale + n0;
-        params.multiplier = q->multiplier ? q->multiplier + n0 : nullptr;
+        params.multiplier = requantizes && q->multiplier ? q->multiplier + n0 : nullptr;
         params.col_b = q->use_col_b ? q->col_b + n0 : nullptr;
         params.out_signed = out->is_signed;
         params.kernel_state = kernel_state;
@@ -278,6 +319,17 @@ struct QGemmPlan::RunJob {
             params.dot_in = g0 ? carried : nullptr;
             params.dot_out = last_block ? nullptr : carried;
           }
+          if (!requantizes) {
+            // The sums come back to the front end, which finishes them (FinishTile).
+            params.acc_out = acc32;
+            params.deferrable = false;
+            params.out = scratch;
+            params.out_row_stride = f.nr;
+            run_chunk(0);
+            if (last_block)
+              FinishTile(out->stage, *q, acc32, f.nr, m0, n0, mr, nr, out_tile, out->row_stride, out->col_stride);
+            continue;
+          }
           params.acc_out = nullptr;
           params.deferrable = unit_columns;  // read back only for the scratch copy below
           params.out = unit_columns ? out_tile : scratch;
@@ -296,6 +348,10 @@ struct QGemmPlan::RunJob {
           run_chunk(c);
           for (size_t i = 0; i < mr; ++i)
             for (size_t j = 0; j < nr; ++j) acc64[i * f.nr + j] += acc32[i * f.nr + j];
+        }
+        if (!requantizes) {
+          FinishTile(out->stage, *q, acc64, f.nr, m0, n0, mr, nr, out_tile, out->row_stride, out->col_stride);
+          continue;
         }
         for (size_t i = 0; i < mr; ++i)
           for (size_t j = 0; j < nr; ++j) {

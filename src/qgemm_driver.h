@@ -1,6 +1,6 @@
-// The QUANTIZED_LINEAR_MATRIX_MULTIPLY driver: for one shape and one micro-kernel, the packed
-// layouts, K chunks, blocking and threading, and the long-K epilogue. It knows nothing of
-// descriptors or bindings (src/qgemm_operator.cc decodes those).
+// The matrix-multiplication family's driver: for one shape and one micro-kernel, the packed
+// layouts, K chunks, blocking and threading, and the output stages. It knows nothing of
+// descriptors or bindings (src/matmul_operator.cc decodes those).
 #ifndef CPUML_SRC_QGEMM_DRIVER_H_
 #define CPUML_SRC_QGEMM_DRIVER_H_
 
@@ -41,12 +41,22 @@ struct Int8Operand {
 // in memory order and stops at the first value past the limit.
 bool BFitsMagnitude(const Int8Operand& b, size_t k, size_t n, uint32_t limit);
 
+// What becomes of the exact sums (docs/semantics.md gives each formula).
+enum class QGemmStage : uint8_t {
+  kRequantize8,  // QUANTIZED_LINEAR_MATRIX_MULTIPLY: to 8 bits, in the micro-kernel's epilogue
+  kInt32,        // MATRIX_MULTIPLY_INTEGER: the sum modulo 2^32
+  kFloat32,      // MATRIX_MULTIPLY_INTEGER_TO_FLOAT: float(sum) * (AScale * BScale) [+ Bias]
+};
+
 // Everything an execute decodes from the scale and zero-point tensors, in that execute's
 // scratch. Per-row arrays are padded to whole tiles and per-column arrays to whole panels.
 struct QGemmQuantization {
   float *a_scale, *out_scale, *out_min, *out_max;  // per row
   float* b_scale;                                  // per column
-  float* multiplier;  // per column when A and output scales are per-tensor, else NULL
+  // Per column, else NULL: kRequantize8 (AScale * BScale) / OutputScale when A and output
+  // scales are per tensor; kFloat32 AScale * BScale when the A scale is per tensor.
+  float* multiplier;
+  float* bias;  // kFloat32: per column, or NULL for no bias
   int32_t *a_zero_point, *out_zero_point;          // per row
   int32_t* col_b;         // B zero points in the packing's domain, per column
   int32_t* b_zero_point;  // decoding scratch, per column
@@ -57,12 +67,14 @@ struct QGemmQuantization {
   // Points the arrays into `memory` (Bytes() of it, 64-byte aligned); multiplier stays NULL.
   static QGemmQuantization In(uint8_t* memory, size_t padded_m, size_t padded_n);
   float* multiplier_memory;  // where multiplier points when it is used
+  float* bias_memory;        // where bias points when it is used
 };
 
 struct QGemmOutput {
   uint8_t* data;
-  bool is_signed;
-  uint64_t batch_stride, channel_stride, row_stride, col_stride;  // elements (= bytes)
+  QGemmStage stage;
+  bool is_signed;  // kRequantize8: INT8, else UINT8
+  uint64_t batch_stride, channel_stride, row_stride, col_stride;  // bytes
 };
 
 class QGemmPlan {

@@ -147,6 +147,21 @@ cpuml_status CheckBinding(const CPUML_BUFFER_BINDING& binding, const Tensor& ten
 
 namespace cpuml {
 
+cpuml_status CheckNoOverlap(const char* op, const CPUML_BUFFER_BINDING& output, const Tensor& output_tensor,
+                            const char* output_name, const CPUML_BUFFER_BINDING& input, const Tensor& input_tensor,
+                            const char* input_name) {
+  const uintptr_t out_begin = reinterpret_cast<uintptr_t>(output.Data), in_begin = reinterpret_cast<uintptr_t>(input.Data);
+  // reach_bytes <= 2^62 and both ranges lie in bound memory, so the ends do not wrap.
+  const uintptr_t out_end = out_begin + output_tensor.reach_bytes, in_end = in_begin + input_tensor.reach_bytes;
+  if (out_begin < in_end && in_begin < out_end)
+    return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                "%s: %s binding [%p, +%llu bytes) overlaps %s binding [%p, +%llu bytes): an output must not share memory "
+                "with an input or another output",
+                op, output_name, output.Data, static_cast<unsigned long long>(output_tensor.reach_bytes), input_name,
+                input.Data, static_cast<unsigned long long>(input_tensor.reach_bytes));
+  return CPUML_STATUS_SUCCESS;
+}
+
 bool MayAlias(const Tensor& t) {
   // Sort the dimensions of size > 1 by stride; each must step past everything the smaller ones span.
   uint32_t order[kMaxRank];

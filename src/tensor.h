@@ -45,6 +45,12 @@ cpuml_status ParseTensor(const CPUML_TENSOR_DESC* desc, const TensorRule& rule, 
 // Validates a binding at execute/initialize: present, large enough, aligned.
 cpuml_status CheckBinding(const CPUML_BUFFER_BINDING& binding, const Tensor& tensor, const char* where);
 
+// Fails when the bytes `output`'s tensor addresses overlap those `input`'s addresses (both
+// bindings already checked): outputs are written while inputs are still read.
+cpuml_status CheckNoOverlap(const char* op, const CPUML_BUFFER_BINDING& output, const Tensor& output_tensor,
+                            const char* output_name, const CPUML_BUFFER_BINDING& input, const Tensor& input_tensor,
+                            const char* input_name);
+
 const char* DataTypeName(CPUML_TENSOR_DATA_TYPE type);
 // "{1,1,2,4}" into buf.
 const char* FormatSizes(const Tensor& t, char* buf, size_t buf_size);

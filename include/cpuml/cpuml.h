@@ -16,22 +16,55 @@
  * Errors: every call returns a cpuml_status; on failure cpuml_last_error_message() gives the
  * calling thread's message (operator, member and the rule broken) and no output byte is written.
  *
- * Memory: create and initialize allocate; an execute allocates its scratch on the first call
- * (kept by the operator for later calls), or none at all when the caller passes scratch of
- * cpuml_get_binding_properties()' TemporaryResourceSize to cpuml_execute_operator_with_scratch.
+ * Memory: create and initialize allocate. An execute given scratch of
+ * cpuml_get_binding_properties()' TemporaryResourceSize (cpuml_execute_operator_with_scratch)
+ * allocates nothing. A plain cpuml_execute_operator uses scratch the operator owns: one buffer
+ * per caller executing it at the same moment, made on first need and kept until
+ * cpuml_destroy_operator (so N threads executing one operator at once keep N buffers).
  *
  * Limits (docs/semantics.md): any uint32 size, K included, is accepted, with these exceptions,
  * each refused at create with CPUML_STATUS_INVALID_ARGUMENT and the limit named:
  *  - a tensor's element count, and its addressed byte range, must fit 64 bits (the byte range
  *    2^62 bytes);
- *  - QUANTIZED_LINEAR_MATRIX_MULTIPLY: the output's batch x channel count is at most 2^31 - 1, and
- *    the packed workspace sizes the shapes imply must be at most 2^62 bytes.
+ *  - the matrix multiplications: the output's batch x channel count is at most 2^31 - 1, and the
+ *    packed workspace sizes the shapes imply must be at most 2^62 bytes.
  * Every count, offset and size derived from a descriptor is computed in 64 bits with overflow
  * checked. Memory that cannot be had is CPUML_STATUS_OUT_OF_MEMORY, with nothing written.
  *
+ * Overlap: an output binding whose bytes (the range its sizes and strides address) overlap
+ * those of any input binding, or of another output, is CPUML_STATUS_INVALID_ARGUMENT at execute,
+ * with nothing written. Some paths read A while outputs are being written (A read in place), so
+ * an overlap would give wrong bytes rather than an in-place result. Memory shared through two
+ * different mappings of one page is not detected.
+ *
+ * NaN and infinity: a NaN that reaches a requantization (a NaN product of scales) gives the
+ * output type's minimum after the clamp (docs/semantics.md gives each operator's rule); scales
+ * must be finite, and scales of QUANTIZED_LINEAR_MATRIX_MULTIPLY also > 0, else
+ * CPUML_STATUS_INVALID_ARGUMENT. Float inputs of DYNAMIC_QUANTIZE_LINEAR may hold any value: a
+ * NaN element is left out of the range and quantizes to the zero point.
+ *
+ * Initialize: inputs flagged OWNED_BY_CPUML are read (and checked: bindings, and the values of
+ * owned scales) at cpuml_initialize_operator, and those not owned at every execute. A second
+ * initialize reads the owned inputs again: it re-packs B and may switch kernels (a kernel that
+ * needs small B values is used only when the new B has them); it must not overlap executes on
+ * the same operator.
+ *
+ * Versioning: CPUML_VERSION_MAJOR changes break the ABI, and the shared library's SONAME
+ * (libcpuml.so.MAJOR) follows it; a minor version only adds (operators, enum values, functions)
+ * and keeps the ABI, at every major version, 0 included; a patch version fixes only. The CMake
+ * package accepts any installed version of the same major that is not older than the one asked.
+ *
  * Thread safety: every function may be called from any thread. One operator may be executed
  * from several threads at once; initialize and destroy must not overlap other calls on the same
- * operator. The tier cap and the verbose switch are process-wide.
+ * operator. The tier cap and the verbose switch are process-wide. Executes that share one
+ * pthreadpool_t run one after another (the pool runs one parallel section at a time and
+ * serializes callers), with the same bytes as when run alone; give each concurrent caller its
+ * own pool to run them side by side.
+ *
+ * Tiers: cpuml_get_isa() reports the tier whose matrix kernels operators created now use. The
+ * fills and DYNAMIC_QUANTIZE_LINEAR pick their own tier, the best under the same cap whose
+ * vector instructions the CPU has (a CPU may have AVX-512 without VNNI): the bytes are the same
+ * on every tier.
  */
 #ifndef CPUML_CPUML_H_
 #define CPUML_CPUML_H_
@@ -48,8 +81,8 @@
 
 /** Major version of this header: changes break the ABI (the shared library's SONAME follows it). */
 #define CPUML_VERSION_MAJOR 0
-/** Minor version of this header: additions that keep the ABI. */
-#define CPUML_VERSION_MINOR 1
+/** Minor version of this header: additions that keep the ABI (at every major version, 0 included). */
+#define CPUML_VERSION_MINOR 2
 /** Patch version of this header: fixes only. */
 #define CPUML_VERSION_PATCH 0
 /** This header's version as one number, major * 10000 + minor * 100 + patch; compare it with
@@ -143,6 +176,10 @@ typedef enum CPUML_OPERATOR_TYPE {
   CPUML_OPERATOR_FILL_VALUE_CONSTANT = 1,              /**< CPUML_FILL_VALUE_CONSTANT_OPERATOR_DESC. */
   CPUML_OPERATOR_FILL_VALUE_SEQUENCE = 2,              /**< CPUML_FILL_VALUE_SEQUENCE_OPERATOR_DESC. */
   CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY = 3, /**< CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC. */
+  CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER = 4,          /**< CPUML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC (since 0.2). */
+  /** CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC (since 0.2). */
+  CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT = 5,
+  CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR = 6, /**< CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC (since 0.2). */
 } CPUML_OPERATOR_TYPE;
 
 /** Every element addressed by OutputTensor's Sizes and Strides gets Value.
@@ -170,7 +207,7 @@ typedef struct CPUML_FILL_VALUE_SEQUENCE_OPERATOR_DESC {
  *  with acc = sum_k (A[b,c,m,k] - AZeroPoint[m]) * (B[b,c,k,n] - BZeroPoint[n]) exact for any K.
  *
  *  Tensors are 4-D {Batch, Channel, rows, cols}; 2-D and 3-D descriptors get leading 1s.
- *  Scales must be finite and > 0 (checked at execute). Zero points are optional (NULL = 0) and
+ *  Scales must be finite and > 0 (checked at execute, or at initialize when owned). Zero points are optional (NULL = 0) and
  *  have their tensor's data type, per-tensor or the scale's per-row / per-column shape.
  *  Inputs bind in member order: A, AScale, AZeroPoint, B, BScale, BZeroPoint, OutputScale,
  *  OutputZeroPoint; the output is binding 0. */
@@ -195,6 +232,70 @@ typedef struct CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC {
   /** INT8 or UINT8, {B,C,M,N}. */
   const CPUML_TENSOR_DESC* OutputTensor;
 } CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC;
+
+/** Output[b,c,m,n] = sum_k (A[b,c,m,k] - AZeroPoint[m]) * (B[b,c,k,n] - BZeroPoint[n]), modulo 2^32
+ *  (ONNX MatMulInteger; exact for any K, reduced to int32 only at the end).
+ *
+ *  Shapes, strides and batch broadcasting as QUANTIZED_LINEAR_MATRIX_MULTIPLY. A and B are INT8 or
+ *  UINT8 in any combination. Zero points are optional (NULL = 0), have their tensor's data type
+ *  and are per tensor {1,1,1,1}, per row of A {1,1,M,1} or per column of B {1,1,1,N}.
+ *  Inputs bind in member order: A, AZeroPoint, B, BZeroPoint; the output is binding 0. */
+typedef struct CPUML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC {
+  const CPUML_TENSOR_DESC* ATensor;          /**< INT8 or UINT8, {B,C,M,K}. */
+  const CPUML_TENSOR_DESC* AZeroPointTensor; /**< ATensor's type, {1,1,1,1} or {1,1,M,1}; may be NULL. */
+  /** INT8 or UINT8, {B,C,K,N}; usually OWNED_BY_CPUML (packed once at initialize). */
+  const CPUML_TENSOR_DESC* BTensor;
+  const CPUML_TENSOR_DESC* BZeroPointTensor; /**< BTensor's type, {1,1,1,1} or {1,1,1,N}; may be NULL. */
+  const CPUML_TENSOR_DESC* OutputTensor;     /**< INT32, {B,C,M,N}. */
+} CPUML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC;
+
+/** Output[b,c,m,n] = float32(acc) * (AScale[m] * BScale[n]) + Bias[n]
+ *  with acc the exact integer sum of MATRIX_MULTIPLY_INTEGER (any K, not reduced modulo 2^32),
+ *  float32(acc) rounded to nearest even, each operation rounded to float32 in that order, no
+ *  fused multiply-add, and no addition at all when Bias is absent (so -0.0 stays -0.0). Every
+ *  tier and thread count gives the same bits (docs/semantics.md). This is ONNX Runtime's
+ *  MatMulIntegerToFloat and DynamicQuantizeMatMul (after DYNAMIC_QUANTIZE_LINEAR) and DirectML's
+ *  MATRIX_MULTIPLY_INTEGER_TO_FLOAT.
+ *
+ *  Shapes as MATRIX_MULTIPLY_INTEGER. Scales are FLOAT32 and finite (checked at execute, or at
+ *  initialize when owned); Bias is FLOAT32 and finite.
+ *  Inputs bind in member order: A, AScale, AZeroPoint, B, BScale, BZeroPoint, Bias; the output is
+ *  binding 0. */
+typedef struct CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC {
+  const CPUML_TENSOR_DESC* ATensor;          /**< INT8 or UINT8, {B,C,M,K}. */
+  const CPUML_TENSOR_DESC* AScaleTensor;     /**< FLOAT32, {1,1,1,1} or {1,1,M,1}. */
+  const CPUML_TENSOR_DESC* AZeroPointTensor; /**< ATensor's type, {1,1,1,1} or {1,1,M,1}; may be NULL. */
+  /** INT8 or UINT8, {B,C,K,N}; usually OWNED_BY_CPUML (packed once at initialize). */
+  const CPUML_TENSOR_DESC* BTensor;
+  const CPUML_TENSOR_DESC* BScaleTensor;     /**< FLOAT32, {1,1,1,1} or {1,1,1,N}. */
+  const CPUML_TENSOR_DESC* BZeroPointTensor; /**< BTensor's type, {1,1,1,1} or {1,1,1,N}; may be NULL. */
+  const CPUML_TENSOR_DESC* BiasTensor;       /**< FLOAT32, {1,1,1,N} or {1,1,1,1}; may be NULL. */
+  const CPUML_TENSOR_DESC* OutputTensor;     /**< FLOAT32, {B,C,M,N}. */
+} CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC;
+
+/** Quantizes float input to 8 bits with a scale and zero point computed from the input's range
+ *  (ONNX DynamicQuantizeLinear), per tensor or per row (the last dimension):
+ *
+ *    rmin = min(0, min x), rmax = max(0, max x)          NaN elements left out
+ *    Scale = (rmax == rmin ? 1 : rmax - rmin) / (qmax - qmin)
+ *    ZeroPoint = roundHalfToEven(clamp(qmin - rmin / Scale, qmin, qmax))
+ *    Output = clamp(roundHalfToEven(x / Scale) + ZeroPoint, qmin, qmax)   NaN x -> ZeroPoint
+ *
+ *  in float32, each operation rounded to nearest even; [qmin, qmax] is [0, 255] for UINT8 and
+ *  [-128, 127] for INT8. Unlike DirectML's page, the range always includes 0 (ONNX's rule), so
+ *  0.0 quantizes exactly to ZeroPoint. Every tier and thread count gives the same bytes.
+ *
+ *  InputTensor: FLOAT32 or FLOAT16, 1 to 4 dimensions (read with leading 1s). OutputScaleTensor
+ *  and OutputZeroPointTensor have the same sizes: all 1 (per tensor) or the input's with the last
+ *  one 1 (per row, e.g. {1,1,M,1} for the AScaleTensor of MATRIX_MULTIPLY_INTEGER_TO_FLOAT).
+ *  The input binds as input 0; the outputs bind in member order: Output, OutputScale,
+ *  OutputZeroPoint (output_count 3). */
+typedef struct CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC {
+  const CPUML_TENSOR_DESC* InputTensor;           /**< FLOAT32 or FLOAT16. */
+  const CPUML_TENSOR_DESC* OutputTensor;          /**< UINT8 or INT8, InputTensor's sizes. */
+  const CPUML_TENSOR_DESC* OutputScaleTensor;     /**< FLOAT32: per tensor or per row, as above. */
+  const CPUML_TENSOR_DESC* OutputZeroPointTensor; /**< OutputTensor's type, OutputScaleTensor's sizes. */
+} CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC;
 
 /** An operator of any type. */
 typedef struct CPUML_OPERATOR_DESC {
@@ -240,10 +341,12 @@ CPUML_API cpuml_status cpuml_initialize_operator(cpuml_operator* op, const CPUML
  *  @param op            the operator.
  *  @param inputs        input bindings in member order; owned inputs are bound {NULL, 0} or are
  *                       ignored.
- *  @param input_count   must equal the operator's input count (QUANTIZED_LINEAR_MATRIX_MULTIPLY:
- *                       8; fills: 0).
- *  @param outputs       the output binding.
- *  @param output_count  must be 1.
+ *  @param input_count   must equal the operator's input count (its descriptor's input members:
+ *                       QUANTIZED_LINEAR_MATRIX_MULTIPLY 8, MATRIX_MULTIPLY_INTEGER 4,
+ *                       MATRIX_MULTIPLY_INTEGER_TO_FLOAT 7, DYNAMIC_QUANTIZE_LINEAR 1; fills 0).
+ *  @param outputs       the output bindings in member order.
+ *  @param output_count  must equal the operator's output count (DYNAMIC_QUANTIZE_LINEAR 3, the
+ *                       others 1).
  *  @param threadpool    the pool whose threads (and the caller's) do the work; NULL = the calling
  *                       thread only. The result bytes do not depend on the pool.
  *  @return CPUML_STATUS_SUCCESS; INVALID_ARGUMENT (bindings, scales), INVALID_STATE (not
@@ -306,7 +409,7 @@ typedef enum cpuml_isa {
   CPUML_ISA_SSE41 = 1,      /**< x86 SSE4.1. */
   CPUML_ISA_AVX2 = 2,       /**< x86 AVX2 (+F16C). */
   CPUML_ISA_AVX512VNNI = 3, /**< x86 AVX-512 (F, BW, VL) with VNNI. */
-  /** Intel AMX-INT8 tiles (Sapphire Rapids and later), with the AVX-512 VNNI kernel for M < 4. */
+  /** Intel AMX-INT8 tiles (Sapphire Rapids and later), with the AVX-512 VNNI kernels for M <= 4. */
   CPUML_ISA_AMX = 4,
   /** x86 AVX-VNNI on 256-bit registers, without AVX-512 (Intel Alder Lake and later clients);
    *  ranks between avx2 and avx512vnni. */

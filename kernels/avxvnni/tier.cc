@@ -13,7 +13,7 @@ extern const QGemmKernel kQGemm_u8s8_1x16c4__avxvnni;
 extern const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni;
 
 // Selection takes the first kernel whose M range holds M: the one-row kernel for M = 1.
-CPUML_TIER_TABLE(nullptr, &kQGemm_u8s8_1x16c4__avxvnni, &kQGemm_u8s8_6x16c4__avxvnni);
+CPUML_TIER_TABLE(nullptr, nullptr, &kQGemm_u8s8_1x16c4__avxvnni, &kQGemm_u8s8_6x16c4__avxvnni);
 
 }  // namespace avxvnni
 }  // namespace cpuml

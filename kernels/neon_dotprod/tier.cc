@@ -11,7 +11,7 @@ namespace neon_dotprod {
 extern const QGemmKernel kQGemm_s8s8_8x8c4__neondot;
 
 // Fills gain nothing from this tier's instructions: the NEON baseline's serve.
-CPUML_TIER_TABLE(nullptr, &kQGemm_s8s8_8x8c4__neondot);
+CPUML_TIER_TABLE(nullptr, nullptr, &kQGemm_s8s8_8x8c4__neondot);
 
 }  // namespace neon_dotprod
 }  // namespace cpuml

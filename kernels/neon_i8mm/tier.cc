@@ -11,7 +11,7 @@ namespace neon_i8mm {
 extern const QGemmKernel kQGemm_s8s8_8x8c8__neoni8mm;
 
 // Fills gain nothing from this tier's instructions: the NEON baseline's serve.
-CPUML_TIER_TABLE(nullptr, &kQGemm_s8s8_8x8c8__neoni8mm);
+CPUML_TIER_TABLE(nullptr, nullptr, &kQGemm_s8s8_8x8c8__neoni8mm);
 
 }  // namespace neon_i8mm
 }  // namespace cpuml

@@ -9,9 +9,10 @@ namespace cpuml {
 namespace sse41 {
 
 extern const FillKernels kFillKernels;
+extern const QuantizeKernels kQuantizeKernels;
 extern const QGemmKernel kQGemm_x16_4x8c2__sse41;
 
-CPUML_TIER_TABLE(&kFillKernels, &kQGemm_x16_4x8c2__sse41);
+CPUML_TIER_TABLE(&kFillKernels, &kQuantizeKernels, &kQGemm_x16_4x8c2__sse41);
 
 }  // namespace sse41
 }  // namespace cpuml

@@ -1,5 +1,7 @@
-// QUANTIZED_LINEAR_MATRIX_MULTIPLY operator: bindings, owned copies, and the decoding of scales
-// and zero points; the driver (src/qgemm_driver.cc) does the rest.
+// The matrix-multiplication family's operator object (src/matmul_operator.h): bindings, owned
+// copies, scratch, and the decoding of scales, zero points and bias for the driver's output
+// stage; the driver (src/qgemm_driver.cc) does the rest. The operators differ only in their
+// MatMulSpec (src/matmul_descriptors.cc).
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +16,7 @@
 #include "src/dispatch.h"
 #include "src/operator.h"
 #include "src/qgemm_driver.h"
-#include "src/qgemm_operator.h"
+#include "src/matmul_operator.h"
 #include "src/status.h"
 #include "src/verbose.h"
 
@@ -45,21 +47,21 @@ Int8Operand Operand(const Tensor& t, const uint8_t* data) {
           DistinctMatrices(t)};
 }
 
-class QLinearMatMul final : public cpuml_operator {
+class MatMulOperator final : public cpuml_operator {
  public:
-  QLinearMatMul(const QGemmDescriptor& d, const QGemmKernel& kernel, const char* tier_name)
-      : d_(d), general_(MakePlan(kernel)), tier_name_(tier_name) {
-    for (int i = 0; i < kOut; ++i) needs_initialize_ |= d_.present[i] && d_.t[i].owned;
+  MatMulOperator(const MatMulDescriptor& d, const QGemmKernel& kernel, const char* tier_name)
+      : d_(d), op_(d.spec->op), general_(MakePlan(kernel)), tier_name_(tier_name) {
+    for (int i = 0; i < kOut; ++i) needs_initialize_ |= Owned(i);
   }
 
-  cpuml_status CheckLimits() const { return general_.plan.CheckLimits(kQGemmOp); }
+  cpuml_status CheckLimits() const { return general_.plan.CheckLimits(op_); }
 
   // A second plan for a kernel that needs B's values small (QGemmKernel::max_b_magnitude), used
   // when initialize finds that the owned B fits it. Call after CheckLimits.
   void OfferNarrowBKernel(const QGemmKernel& kernel) {
     if (&kernel == &general_.plan.kernel() || !d_.t[kB].owned) return;
     std::unique_ptr<Planned> narrow(new Planned(MakePlan(kernel)));
-    if (narrow->plan.CheckLimits(kQGemmOp) == CPUML_STATUS_SUCCESS) narrow_ = std::move(narrow);
+    if (narrow->plan.CheckLimits(op_) == CPUML_STATUS_SUCCESS) narrow_ = std::move(narrow);
   }
 
   // After CheckLimits: every size below is at most 2^62, so these sums cannot wrap.
@@ -77,28 +79,31 @@ class QLinearMatMul final : public cpuml_operator {
       if (Owned(i)) persistent_bytes_ += i == kB ? packed_b_bytes : d_.t[i].reach_bytes;
   }
 
-  uint32_t InputCount() const override { return kOut; }
+  uint32_t InputCount() const override { return d_.spec->input_count; }
   CPUML_BINDING_PROPERTIES BindingProperties() const override { return {scratch_bytes_, persistent_bytes_}; }
 
   void Describe(char* buf, size_t size) const override {
     const NamedTensor tensors[] = {{"A", &d_.t[kA]}, {"B", &d_.t[kB]}, {"Output", &d_.t[kOut]}};
-    DescribeOperator(buf, size, kQGemmOp, tensors, 3, tier_name_, active_->plan.kernel().name);
+    DescribeOperator(buf, size, op_, tensors, 3, tier_name_, active_->plan.kernel().name);
   }
 
   cpuml_status Initialize(const CPUML_BUFFER_BINDING* inputs, uint32_t input_count) override {
     if (!needs_initialize_) return CPUML_STATUS_SUCCESS;
     if (input_count == 0)
       return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: initialize needs the %u input bindings (some inputs are OWNED_BY_CPUML)",
-                  kQGemmOp, static_cast<unsigned>(kOut));
+                  op_, static_cast<unsigned>(InputCount()));
     for (int i = 0; i < kOut; ++i) {
       if (!Owned(i)) continue;
-      if (cpuml_status s = CheckMemberBinding(inputs[i], i)) return s;
+      if (cpuml_status s = CheckMemberBinding(inputs[d_.binding[i]], i)) return s;
+      if (IsFloatVector(i))
+        if (cpuml_status s = CheckFloats(static_cast<const uint8_t*>(inputs[d_.binding[i]].Data), i)) return s;
     }
     // All checked: now nothing can fail but allocation.
     for (int i = 0; i < kOut; ++i) {
       if (!Owned(i)) continue;
+      const CPUML_BUFFER_BINDING& binding = inputs[d_.binding[i]];
       if (i == kB) {
-        const Int8Operand b = Operand(d_.t[kB], static_cast<const uint8_t*>(inputs[i].Data));
+        const Int8Operand b = Operand(d_.t[kB], static_cast<const uint8_t*>(binding.Data));
         const Planned* chosen = &general_;
         if (narrow_ && BFitsMagnitude(b, d_.t[kB].sizes[2], d_.t[kB].sizes[3], narrow_->plan.kernel().max_b_magnitude))
           chosen = narrow_.get();
@@ -108,7 +113,7 @@ class QLinearMatMul final : public cpuml_operator {
         active_ = chosen;
       } else {
         Buffer copy = Allocate(d_.t[i].reach_bytes);
-        memcpy(copy.get(), inputs[i].Data, d_.t[i].reach_bytes);
+        memcpy(copy.get(), binding.Data, d_.t[i].reach_bytes);
         owned_[i] = std::move(copy);
       }
     }
@@ -151,23 +156,52 @@ class QLinearMatMul final : public cpuml_operator {
     p->scratch.total = offset;
   }
 
-  cpuml_status CheckMemberBinding(const CPUML_BUFFER_BINDING& binding, int member) const {
+  cpuml_status CheckMemberBinding(const CPUML_BUFFER_BINDING& binding, int role) const {
     char where[96];
-    snprintf(where, sizeof where, "%s: %s", kQGemmOp, kQGemmMemberNames[member]);
-    return CheckBinding(binding, d_.t[member], where);
+    snprintf(where, sizeof where, "%s: %s", op_, d_.name[role]);
+    return CheckBinding(binding, d_.t[role], where);
   }
 
-  // Scales: finite and > 0, else an error before anything is written. `dim` is the indexed
+  // The float vectors the stage reads: the scales, and the bias.
+  bool IsFloatVector(int role) const { return role == kAScale || role == kBScale || role == kOutScale || role == kBias; }
+
+  // Scales of a requantization must be finite and > 0 (the clamp and rounding are defined for
+  // those); the float stage's scales and bias need only be finite. False for NaN.
+  static bool ValidFloat(bool requantize, float v) {
+    return requantize ? (v > 0.0f) & (v <= FLT_MAX) : (v >= -FLT_MAX) & (v <= FLT_MAX);
+  }
+  bool Requantizes() const { return d_.spec->stage == QGemmStage::kRequantize8; }
+  const char* FloatRule(int role) const {
+    if (role == kBias) return "a bias must be finite";
+    return Requantizes() ? "scales must be finite and > 0" : "scales must be finite";
+  }
+
+  // Checks every element of a float vector (an owned one at initialize).
+  cpuml_status CheckFloats(const uint8_t* data, int role) const {
+    const Tensor& t = d_.t[role];
+    const int dim = (role == kBScale || role == kBias) ? 3 : 2;
+    const float* s = reinterpret_cast<const float*>(data);
+    for (size_t i = 0; i < t.sizes[dim]; ++i) {
+      const float v = s[i * t.strides[dim]];
+      if (!ValidFloat(Requantizes(), v))
+        return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: %s element %zu is %g: %s", op_, d_.name[role], i,
+                    static_cast<double>(v), FloatRule(role));
+    }
+    return CPUML_STATUS_SUCCESS;
+  }
+
+  // Scales and bias (ValidFloat), else an error before anything is written. `dim` is the indexed
   // dimension (2: per row, 3: per column). Decoding runs on the calling thread before any task
   // (O(M + N) per execute), so its loops are kept free of per-element branches and aliasing and
   // vectorize: a 1x4096x4096 execute spent 8 us (3%) in them on Zen 4 when they did not.
-  cpuml_status ReadScales(const uint8_t* data, int member, size_t count, int dim, size_t padded,
+  cpuml_status ReadScales(const uint8_t* data, int role, size_t count, int dim, size_t padded,
                           float* __restrict values) const {
-    const Tensor& t = d_.t[member];
+    const Tensor& t = d_.t[role];
     const float* __restrict s = reinterpret_cast<const float*>(data);
     const bool broadcast = t.sizes[dim] == 1;
     const uint64_t stride = t.strides[dim];
-    auto valid = [](float v) { return (v > 0.0f) & (v <= FLT_MAX); };  // false for NaN too
+    const bool requantize = Requantizes();
+    auto valid = [requantize](float v) { return ValidFloat(requantize, v); };
     bool all_valid = true;
     if (broadcast) {
       all_valid = valid(s[0]);
@@ -186,17 +220,17 @@ class QLinearMatMul final : public cpuml_operator {
     if (!all_valid) {
       size_t i = 0;
       while (valid(values[i])) ++i;
-      return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: %s element %zu is %g: scales must be finite and > 0", kQGemmOp,
-                  kQGemmMemberNames[member], broadcast ? size_t{0} : i, static_cast<double>(values[i]));
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: %s element %zu is %g: %s", op_, d_.name[role],
+                  broadcast ? size_t{0} : i, static_cast<double>(values[i]), FloatRule(role));
     }
-    std::fill(values + count, values + padded, 1.0f);
+    std::fill(values + count, values + padded, role == kBias ? 0.0f : 1.0f);
     return CPUML_STATUS_SUCCESS;
   }
 
-  void ReadZeroPoints(const uint8_t* data, int member, size_t count, int dim, size_t padded,
+  void ReadZeroPoints(const uint8_t* data, int role, size_t count, int dim, size_t padded,
                       int32_t* __restrict values) const {
-    const Tensor& t = d_.t[member];
-    if (!d_.present[member]) count = 0;
+    const Tensor& t = d_.t[role];
+    if (!d_.present[role]) count = 0;
     const bool is_signed = t.type == CPUML_TENSOR_DATA_TYPE_INT8;
     auto value = [is_signed](uint8_t raw) { return is_signed ? int32_t{static_cast<int8_t>(raw)} : int32_t{raw}; };
     if (count && t.sizes[dim] == 1) {
@@ -234,13 +268,14 @@ class QLinearMatMul final : public cpuml_operator {
 
   cpuml_status Run(const uint8_t* const* data, uint8_t* output, uint8_t* scratch, pthreadpool_t pool) const;
 
-  const QGemmDescriptor d_;
+  const MatMulDescriptor d_;
+  const char* const op_;
   Planned general_;
   std::unique_ptr<Planned> narrow_;        // see OfferNarrowBKernel
   const Planned* active_ = &general_;      // narrow_ once initialize has found that B fits it
   bool needs_initialize_ = false, initialized_ = false;
   Buffer packed_b_;
-  Buffer owned_[kQGemmMemberCount];
+  Buffer owned_[kMatMulRoleCount];
   const char* const tier_name_;
   size_t scratch_bytes_ = 0;  // the larger of the plans' scratch
   uint64_t persistent_bytes_ = 0;
@@ -249,22 +284,40 @@ class QLinearMatMul final : public cpuml_operator {
   size_t scratch_count_ = 0;
 };
 
-cpuml_status QLinearMatMul::Decode(const QGemmPlan& plan, const uint8_t* const* data, QGemmQuantization* q) const {
+cpuml_status MatMulOperator::Decode(const QGemmPlan& plan, const uint8_t* const* data, QGemmQuantization* q) const {
   const size_t m = d_.t[kOut].sizes[2], n = d_.t[kOut].sizes[3];
   const size_t padded_m = plan.padded_m(), padded_n = plan.padded_n();
-  if (cpuml_status s = ReadScales(data[kAScale], kAScale, m, 2, padded_m, q->a_scale)) return s;
-  if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
-  if (cpuml_status s = ReadScales(data[kOutScale], kOutScale, m, 2, padded_m, q->out_scale)) return s;
-  // Per-tensor A and output scales: the multiplier depends on the column alone.
-  if (d_.t[kAScale].sizes[2] == 1 && d_.t[kOutScale].sizes[2] == 1) {
-    q->multiplier = q->multiplier_memory;
-    const float a_scale = q->a_scale[0], out_scale = q->out_scale[0];
-    const float* __restrict b_scale = q->b_scale;
-    float* __restrict multiplier = q->multiplier;
-    for (size_t j = 0; j < padded_n; ++j) multiplier[j] = (a_scale * b_scale[j]) / out_scale;
+  const QGemmStage stage = d_.spec->stage;
+  if (stage == QGemmStage::kRequantize8) {
+    if (cpuml_status s = ReadScales(data[kAScale], kAScale, m, 2, padded_m, q->a_scale)) return s;
+    if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
+    if (cpuml_status s = ReadScales(data[kOutScale], kOutScale, m, 2, padded_m, q->out_scale)) return s;
+    // Per-tensor A and output scales: the multiplier depends on the column alone.
+    if (d_.t[kAScale].sizes[2] == 1 && d_.t[kOutScale].sizes[2] == 1) {
+      q->multiplier = q->multiplier_memory;
+      const float a_scale = q->a_scale[0], out_scale = q->out_scale[0];
+      const float* __restrict b_scale = q->b_scale;
+      float* __restrict multiplier = q->multiplier;
+      for (size_t j = 0; j < padded_n; ++j) multiplier[j] = (a_scale * b_scale[j]) / out_scale;
+    }
+  } else if (stage == QGemmStage::kFloat32) {
+    if (cpuml_status s = ReadScales(data[kAScale], kAScale, m, 2, padded_m, q->a_scale)) return s;
+    if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
+    q->bias = nullptr;
+    if (d_.present[kBias]) {
+      if (cpuml_status s = ReadScales(data[kBias], kBias, n, 3, padded_n, q->bias_memory)) return s;
+      q->bias = q->bias_memory;
+    }
+    // A per-tensor A scale: AScale * BScale[n] depends on the column alone.
+    if (d_.t[kAScale].sizes[2] == 1) {
+      q->multiplier = q->multiplier_memory;
+      const float a_scale = q->a_scale[0];
+      const float* __restrict b_scale = q->b_scale;
+      float* __restrict multiplier = q->multiplier;
+      for (size_t j = 0; j < padded_n; ++j) multiplier[j] = a_scale * b_scale[j];
+    }
   }
   ReadZeroPoints(data[kAZeroPoint], kAZeroPoint, m, 2, padded_m, q->a_zero_point);
-  ReadZeroPoints(data[kOutZeroPoint], kOutZeroPoint, m, 2, padded_m, q->out_zero_point);
   ReadZeroPoints(data[kBZeroPoint], kBZeroPoint, n, 3, padded_n, q->b_zero_point);
   const bool b_signed = d_.t[kB].type == CPUML_TENSOR_DATA_TYPE_INT8;
   const int32_t* __restrict b_zero_point = q->b_zero_point;
@@ -277,6 +330,8 @@ cpuml_status QLinearMatMul::Decode(const QGemmPlan& plan, const uint8_t* const* 
   }
   std::fill(col_b + n, col_b + padded_n, 0);
   q->use_col_b = any_col_b != 0;
+  if (stage != QGemmStage::kRequantize8) return CPUML_STATUS_SUCCESS;
+  ReadZeroPoints(data[kOutZeroPoint], kOutZeroPoint, m, 2, padded_m, q->out_zero_point);
   const bool out_signed = d_.t[kOut].type == CPUML_TENSOR_DATA_TYPE_INT8;
   const int32_t type_min = out_signed ? -128 : 0, type_max = out_signed ? 127 : 255;
   const int32_t* __restrict out_zero_point = q->out_zero_point;
@@ -289,22 +344,28 @@ cpuml_status QLinearMatMul::Decode(const QGemmPlan& plan, const uint8_t* const* 
   return CPUML_STATUS_SUCCESS;
 }
 
-cpuml_status QLinearMatMul::Execute(const CPUML_BUFFER_BINDING* inputs, const CPUML_BUFFER_BINDING* outputs,
-                                    uint8_t* scratch, pthreadpool_t pool) {
+cpuml_status MatMulOperator::Execute(const CPUML_BUFFER_BINDING* inputs, const CPUML_BUFFER_BINDING* outputs,
+                                     uint8_t* scratch, pthreadpool_t pool) {
   if (needs_initialize_ && !initialized_)
     return Fail(CPUML_STATUS_INVALID_STATE,
-                "%s: some inputs are OWNED_BY_CPUML: call cpuml_initialize_operator before execute", kQGemmOp);
-  const uint8_t* data[kQGemmMemberCount] = {};
+                "%s: some inputs are OWNED_BY_CPUML: call cpuml_initialize_operator before execute", op_);
+  const uint8_t* data[kMatMulRoleCount] = {};
   for (int i = 0; i < kOut; ++i) {
     if (!d_.present[i]) continue;
     if (d_.t[i].owned) {
       data[i] = owned_[i].get();  // NULL for B: its packed form is used instead
       continue;
     }
-    if (cpuml_status s = CheckMemberBinding(inputs[i], i)) return s;
-    data[i] = static_cast<const uint8_t*>(inputs[i].Data);
+    if (cpuml_status s = CheckMemberBinding(inputs[d_.binding[i]], i)) return s;
+    data[i] = static_cast<const uint8_t*>(inputs[d_.binding[i]].Data);
   }
   if (cpuml_status s = CheckMemberBinding(outputs[0], kOut)) return s;
+  for (int i = 0; i < kOut; ++i) {
+    if (!d_.present[i] || d_.t[i].owned) continue;
+    if (cpuml_status s = CheckNoOverlap(op_, outputs[0], d_.t[kOut], d_.name[kOut], inputs[d_.binding[i]], d_.t[i],
+                                        d_.name[i]))
+      return s;
+  }
   uint8_t* output = static_cast<uint8_t*>(outputs[0].Data);
   if (scratch != nullptr) return Run(data, output, scratch, pool);
   Buffer own = AcquireScratch();
@@ -313,7 +374,7 @@ cpuml_status QLinearMatMul::Execute(const CPUML_BUFFER_BINDING* inputs, const CP
   return status;
 }
 
-cpuml_status QLinearMatMul::Run(const uint8_t* const* data, uint8_t* output, uint8_t* scratch, pthreadpool_t pool) const {
+cpuml_status MatMulOperator::Run(const uint8_t* const* data, uint8_t* output, uint8_t* scratch, pthreadpool_t pool) const {
   const QGemmPlan& plan = active_->plan;
   const auto& regions = active_->scratch;
   QGemmQuantization q = QGemmQuantization::In(scratch + regions.quantization, plan.padded_m(), plan.padded_n());
@@ -325,8 +386,10 @@ cpuml_status QLinearMatMul::Run(const uint8_t* const* data, uint8_t* output, uin
     packed_b = scratch + regions.packed_b;
   }
   const Tensor& o = d_.t[kOut];
-  const QGemmOutput out{output, o.type == CPUML_TENSOR_DATA_TYPE_INT8, o.strides[0], o.strides[1], o.strides[2],
-                        o.strides[3]};
+  const uint64_t e = o.element_size;  // strides * e <= reach_bytes, checked at create
+  const QGemmOutput out{output,         d_.spec->stage,  o.type == CPUML_TENSOR_DATA_TYPE_INT8,
+                        o.strides[0] * e, o.strides[1] * e, o.strides[2] * e,
+                        o.strides[3] * e};
   plan.Run(Operand(d_.t[kA], data[kA]), packed_b, q, out, scratch + regions.packed_a, scratch + regions.row_terms,
            pool);
   return CPUML_STATUS_SUCCESS;
@@ -334,13 +397,12 @@ cpuml_status QLinearMatMul::Run(const uint8_t* const* data, uint8_t* output, uin
 
 }  // namespace
 
-cpuml_status CreateQuantizedLinearMatrixMultiply(const void* desc, cpuml_operator** out) {
-  QGemmDescriptor d;
-  if (cpuml_status s = ValidateQGemm(static_cast<const CPUML_QUANTIZED_LINEAR_MATRIX_MULTIPLY_OPERATOR_DESC*>(desc), &d))
-    return s;
+cpuml_status CreateMatMulOperator(const MatMulSpec& spec, const CPUML_TENSOR_DESC* const* members, cpuml_operator** out) {
+  MatMulDescriptor d;
+  if (cpuml_status s = ValidateMatMul(spec, members, &d)) return s;
   const TierChoice tier = GemmTier();
   const uint64_t m = d.t[kOut].sizes[2];
-  std::unique_ptr<QLinearMatMul> op(new QLinearMatMul(d, SelectQGemmKernel(*tier.kernels, m), tier.name));
+  std::unique_ptr<MatMulOperator> op(new MatMulOperator(d, SelectQGemmKernel(*tier.kernels, m), tier.name));
   if (cpuml_status s = op->CheckLimits()) return s;
   // Magnitude 0 meets every B bound: the kernel initialize may switch to if the owned B allows.
   op->OfferNarrowBKernel(SelectQGemmKernel(*tier.kernels, m, 0));

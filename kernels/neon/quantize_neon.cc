@@ -1,0 +1,27 @@
+// DYNAMIC_QUANTIZE_LINEAR rows for AArch64 NEON (kernels/quantize_xsimd.inl). FCVTNS rounds to
+// nearest even and FDIV is correctly rounded, as on x86.
+#include <arm_neon.h>
+#include <math.h>
+
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/kernels.h"
+
+#define CPUML_TIER neon
+#define CPUML_XSIMD_ARCH xsimd::neon64
+
+namespace cpuml {
+namespace neon {
+namespace {
+
+inline void CpuStoreQuantized(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>& q) {
+  const uint16x4_t halves = vmovn_u32(vreinterpretq_u32_s32(q));
+  const uint8x8_t bytes = vmovn_u16(vcombine_u16(halves, halves));
+  vst1_lane_u32(reinterpret_cast<uint32_t*>(dst), vreinterpret_u32_u8(bytes), 0);
+}
+
+}  // namespace
+}  // namespace neon
+}  // namespace cpuml
+
+#include "kernels/quantize_xsimd.inl"

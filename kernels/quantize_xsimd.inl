@@ -1,0 +1,92 @@
+// DYNAMIC_QUANTIZE_LINEAR's rows (QuantizeKernels in kernels/kernels.h), written once over xsimd
+// and instantiated by each SIMD tier's TU, like kernels/fill_xsimd.inl.
+//
+// Not a header: a tier TU includes it after <xsimd/xsimd.hpp> and after defining
+//   CPUML_TIER                     the tier namespace, so every instantiation is the tier's own
+//   CPUML_XSIMD_ARCH               the xsimd architecture tag
+//   CpuStoreQuantized(p, q)        stores the low byte of every lane of q at p
+// It defines cpuml::CPUML_TIER::kQuantizeKernels. Every step is exact or element-wise: min and
+// max give the same answer in any order, and division, the clamp and rounding to nearest even
+// are IEEE operations that every tier performs alike, so the bytes match the scalar tier's.
+
+namespace cpuml {
+namespace CPUML_TIER {
+namespace {
+
+using QuantizeFloat = xsimd::batch<float, CPUML_XSIMD_ARCH>;
+using QuantizeInt = xsimd::batch<int32_t, CPUML_XSIMD_ARCH>;
+
+// Comparisons with a NaN are false, so a NaN element leaves the range as it was.
+void MinMaxRow(const float* x, size_t count, float* min_out, float* max_out) {
+  constexpr size_t kLanes = QuantizeFloat::size;
+  // Four independent chains: the loop is bound by loads, not by the compare-and-blend latency.
+  QuantizeFloat lo[4], hi[4];
+  for (int c = 0; c < 4; ++c) {
+    lo[c] = QuantizeFloat(*min_out);
+    hi[c] = QuantizeFloat(*max_out);
+  }
+  size_t i = 0;
+  for (; i + 4 * kLanes <= count; i += 4 * kLanes)
+    for (int c = 0; c < 4; ++c) {
+      const QuantizeFloat v = QuantizeFloat::load_unaligned(x + i + c * kLanes);
+      lo[c] = xsimd::select(v < lo[c], v, lo[c]);
+      hi[c] = xsimd::select(v > hi[c], v, hi[c]);
+    }
+  for (; i + kLanes <= count; i += kLanes) {
+    const QuantizeFloat v = QuantizeFloat::load_unaligned(x + i);
+    lo[0] = xsimd::select(v < lo[0], v, lo[0]);
+    hi[0] = xsimd::select(v > hi[0], v, hi[0]);
+  }
+  alignas(64) float lanes_lo[4 * kLanes], lanes_hi[4 * kLanes];
+  for (int c = 0; c < 4; ++c) {
+    lo[c].store_aligned(lanes_lo + c * kLanes);
+    hi[c].store_aligned(lanes_hi + c * kLanes);
+  }
+  float result_lo = *min_out, result_hi = *max_out;
+  for (size_t j = 0; j < 4 * kLanes; ++j) {
+    if (lanes_lo[j] < result_lo) result_lo = lanes_lo[j];
+    if (lanes_hi[j] > result_hi) result_hi = lanes_hi[j];
+  }
+  for (; i < count; ++i) {
+    if (x[i] < result_lo) result_lo = x[i];
+    if (x[i] > result_hi) result_hi = x[i];
+  }
+  *min_out = result_lo;
+  *max_out = result_hi;
+}
+
+// The scalar form of one element, for the row's tail: the same operations as the lanes'.
+inline uint8_t QuantizeOne(float x, float scale, float lo, float hi, int32_t zero_point) {
+  float v = x / scale;
+  if (v != v) v = 0.0f;
+  if (v < lo) v = lo;
+  if (v > hi) v = hi;
+  return static_cast<uint8_t>(static_cast<int32_t>(nearbyintf(v)) + zero_point);
+}
+
+void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
+                 uint8_t* dst) {
+  constexpr size_t kLanes = QuantizeFloat::size;
+  // The bounds are integers, so clamping before rounding equals clamping after it, and the
+  // conversion never sees a value outside int32 (an infinite or tiny-scale quotient included).
+  const float lo = static_cast<float>(qmin - zero_point), hi = static_cast<float>(qmax - zero_point);
+  const QuantizeFloat s(scale), vlo(lo), vhi(hi), zero(0.0f);
+  const QuantizeInt zp(zero_point);
+  size_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    QuantizeFloat v = QuantizeFloat::load_unaligned(x + i) / s;
+    v = xsimd::select(v != v, zero, v);
+    v = xsimd::select(v < vlo, vlo, v);
+    v = xsimd::select(v > vhi, vhi, v);
+    CpuStoreQuantized(dst + i, xsimd::nearbyint_as_int(v) + zp);
+  }
+  for (; i < count; ++i) dst[i] = QuantizeOne(x[i], scale, lo, hi, zero_point);
+}
+
+}  // namespace
+
+extern const QuantizeKernels kQuantizeKernels;
+const QuantizeKernels kQuantizeKernels = {MinMaxRow, QuantizeRow};
+
+}  // namespace CPUML_TIER
+}  // namespace cpuml

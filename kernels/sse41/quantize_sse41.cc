@@ -1,0 +1,27 @@
+// DYNAMIC_QUANTIZE_LINEAR rows for SSE4.1 (kernels/quantize_xsimd.inl).
+#include <math.h>
+#include <smmintrin.h>
+#include <string.h>
+
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/kernels.h"
+
+#define CPUML_TIER sse41
+#define CPUML_XSIMD_ARCH xsimd::sse4_1
+
+namespace cpuml {
+namespace sse41 {
+namespace {
+
+inline void CpuStoreQuantized(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>& q) {
+  const __m128i bytes = _mm_shuffle_epi8(q, _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+  const int32_t word = _mm_cvtsi128_si32(bytes);
+  memcpy(dst, &word, sizeof word);
+}
+
+}  // namespace
+}  // namespace sse41
+}  // namespace cpuml
+
+#include "kernels/quantize_xsimd.inl"

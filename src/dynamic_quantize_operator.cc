@@ -1,0 +1,259 @@
+// DYNAMIC_QUANTIZE_LINEAR: validation, the range of the input (per tensor or per row), the scale
+// and zero point from it, and the rows handed to the tier's QuantizeKernels. The formula is in
+// docs/semantics.md and include/cpuml/cpuml.h.
+#include <math.h>
+#include <pthreadpool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <algorithm>
+
+#include "kernels/common/half.h"
+#include "src/dispatch.h"
+#include "src/operator.h"
+#include "src/status.h"
+#include "src/tensor.h"
+#include "src/verbose.h"
+
+namespace cpuml {
+namespace {
+
+constexpr const char* kOp = "DYNAMIC_QUANTIZE_LINEAR";
+enum Member { kInput, kOutput, kScale, kZeroPoint, kMemberCount };
+const char* const kMemberNames[kMemberCount] = {"InputTensor", "OutputTensor", "OutputScaleTensor",
+                                                "OutputZeroPointTensor"};
+
+// Rows are read and written through stack buffers of this many elements where they are not
+// contiguous float32 and bytes (FLOAT16 input, strided rows): no scratch.
+constexpr size_t kChunk = 1024;
+// Work of one task, in elements: a long row is split, so one row of a large tensor still spreads
+// over the threads.
+constexpr uint64_t kElementsPerTask = 64 * 1024;
+// Per-tensor ranges are reduced in at most this many task slots, on the stack.
+constexpr size_t kMaxRangeTasks = 256;
+
+// The scale and zero point of [lo, hi] (lo <= 0 <= hi), ONNX DynamicQuantizeLinear's rule,
+// each operation in float32.
+void Parameters(float lo, float hi, int32_t qmin, int32_t qmax, float* scale, int32_t* zero_point) {
+  const float range = hi == lo ? 1.0f : hi - lo;
+  const float s = range / static_cast<float>(qmax - qmin);
+  float z = static_cast<float>(qmin) - lo / s;
+  if (!(z >= static_cast<float>(qmin))) z = static_cast<float>(qmin);  // NaN too (an infinite range)
+  if (z > static_cast<float>(qmax)) z = static_cast<float>(qmax);
+  *scale = s;
+  *zero_point = static_cast<int32_t>(nearbyintf(z));
+}
+
+class DynamicQuantizeLinear final : public cpuml_operator {
+ public:
+  DynamicQuantizeLinear(const Tensor* t, const TierChoice& tier) : kernels_(*tier.kernels->quantize), tier_name_(tier.name) {
+    for (int i = 0; i < kMemberCount; ++i) t_[i] = t[i];
+    per_row_ = t_[kScale].sizes[0] != 1 || t_[kScale].sizes[1] != 1 || t_[kScale].sizes[2] != 1;
+    const bool is_signed = t_[kOutput].type == CPUML_TENSOR_DATA_TYPE_INT8;
+    qmin_ = is_signed ? -128 : 0;
+    qmax_ = is_signed ? 127 : 255;
+    rows_ = uint64_t{t_[kInput].sizes[0]} * t_[kInput].sizes[1] * t_[kInput].sizes[2];
+    row_length_ = t_[kInput].sizes[3];
+    pieces_ = (row_length_ + kElementsPerTask - 1) / kElementsPerTask;
+  }
+
+  uint32_t InputCount() const override { return 1; }
+  uint32_t OutputCount() const override { return 3; }
+  CPUML_BINDING_PROPERTIES BindingProperties() const override { return {0, 0}; }
+  cpuml_status Initialize(const CPUML_BUFFER_BINDING*, uint32_t) override { return CPUML_STATUS_SUCCESS; }
+
+  void Describe(char* buf, size_t size) const override {
+    char kernel[64];
+    snprintf(kernel, sizeof kernel, "quantize_%s_%s_%s__%s", ShortTypeName(t_[kInput].type),
+             ShortTypeName(t_[kOutput].type), per_row_ ? "per_row" : "per_tensor", tier_name_);
+    const NamedTensor tensors[] = {{"Input", &t_[kInput]}, {"Output", &t_[kOutput]}};
+    DescribeOperator(buf, size, kOp, tensors, 2, tier_name_, kernel);
+  }
+
+  cpuml_status Execute(const CPUML_BUFFER_BINDING* inputs, const CPUML_BUFFER_BINDING* outputs, uint8_t*,
+                       pthreadpool_t pool) override {
+    const CPUML_BUFFER_BINDING* bindings[kMemberCount] = {&inputs[0], &outputs[0], &outputs[1], &outputs[2]};
+    for (int i = 0; i < kMemberCount; ++i) {
+      char where[96];
+      snprintf(where, sizeof where, "%s: %s", kOp, kMemberNames[i]);
+      if (cpuml_status s = CheckBinding(*bindings[i], t_[i], where)) return s;
+    }
+    for (int out = kOutput; out < kMemberCount; ++out)
+      for (int other = kInput; other < out; ++other)
+        if (cpuml_status s = CheckNoOverlap(kOp, *bindings[out], t_[out], kMemberNames[out], *bindings[other], t_[other],
+                                            kMemberNames[other]))
+          return s;
+    Job job{this, static_cast<const uint8_t*>(inputs[0].Data), static_cast<uint8_t*>(outputs[0].Data),
+            static_cast<uint8_t*>(outputs[1].Data), static_cast<uint8_t*>(outputs[2].Data), 0.0f, 0, {}, {}, 0, 0};
+    const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
+    if (per_row_) {
+      pthreadpool_parallelize_1d(
+          pool, [](void* context, size_t row) { static_cast<const Job*>(context)->QuantizeOwnRow(row); }, &job,
+          static_cast<size_t>(rows_), 0);
+      return CPUML_STATUS_SUCCESS;
+    }
+    // Per tensor: the range over every piece of every row, then the bytes.
+    const uint64_t pieces = rows_ * pieces_;
+    job.range_tasks = static_cast<size_t>(std::min<uint64_t>({pieces, kMaxRangeTasks, threads > 1 ? threads * 4 : 1}));
+    job.pieces_per_task = (pieces + job.range_tasks - 1) / job.range_tasks;
+    pthreadpool_parallelize_1d(
+        pool, [](void* context, size_t task) { static_cast<Job*>(context)->RangeOfTask(task); }, &job, job.range_tasks, 0);
+    float lo = 0.0f, hi = 0.0f;
+    for (size_t i = 0; i < job.range_tasks; ++i) {
+      lo = std::min(lo, job.lo[i]);
+      hi = std::max(hi, job.hi[i]);
+    }
+    Parameters(lo, hi, qmin_, qmax_, &job.scale, &job.zero_point);
+    pthreadpool_parallelize_1d(
+        pool,
+        [](void* context, size_t piece) {
+          const Job& j = *static_cast<const Job*>(context);
+          const uint64_t row = piece / j.op->pieces_, begin = (piece % j.op->pieces_) * kElementsPerTask;
+          j.QuantizeSpan(row, begin, std::min<uint64_t>(j.op->row_length_, begin + kElementsPerTask), j.scale, j.zero_point);
+        },
+        &job, static_cast<size_t>(pieces), 0);
+    job.WriteParameters(0, job.scale, job.zero_point);
+    return CPUML_STATUS_SUCCESS;
+  }
+
+ private:
+  // One execute's state, on its caller's stack (concurrent executes share nothing).
+  struct Job {
+    const DynamicQuantizeLinear* op;
+    const uint8_t* input;
+    uint8_t *output, *scale_out, *zero_point_out;
+    float scale;
+    int32_t zero_point;
+    float lo[kMaxRangeTasks], hi[kMaxRangeTasks];
+    size_t range_tasks;
+    uint64_t pieces_per_task;
+
+    uint64_t Offset(int member, uint64_t row, uint64_t column) const {
+      const Tensor& t = op->t_[member];
+      const uint64_t m = row % t.sizes[2], bc = row / t.sizes[2];
+      return (bc / t.sizes[1]) * t.strides[0] + (bc % t.sizes[1]) * t.strides[1] + m * t.strides[2] + column * t.strides[3];
+    }
+
+    // Elements [begin, end) of `row` as contiguous float32: in place, or through `buffer`.
+    const float* Floats(uint64_t row, uint64_t begin, size_t count, float* buffer) const {
+      const Tensor& t = op->t_[kInput];
+      const uint64_t at = Offset(kInput, row, begin), stride = t.strides[3];
+      if (t.type == CPUML_TENSOR_DATA_TYPE_FLOAT32) {
+        const float* x = reinterpret_cast<const float*>(input) + at;
+        if (stride == 1) return x;
+        for (size_t i = 0; i < count; ++i) buffer[i] = x[i * stride];
+      } else {
+        const uint16_t* x = reinterpret_cast<const uint16_t*>(input) + at;
+        for (size_t i = 0; i < count; ++i) buffer[i] = HalfToFloat(x[i * stride]);
+      }
+      return buffer;
+    }
+
+    void Range(uint64_t row, uint64_t begin, uint64_t end, float* lo_out, float* hi_out) const {
+      alignas(64) float buffer[kChunk];
+      for (uint64_t c = begin; c < end; c += kChunk) {
+        const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, end - c));
+        op->kernels_.min_max(Floats(row, c, count, buffer), count, lo_out, hi_out);
+      }
+    }
+
+    void QuantizeSpan(uint64_t row, uint64_t begin, uint64_t end, float s, int32_t z) const {
+      alignas(64) float buffer[kChunk];
+      uint8_t bytes[kChunk];
+      const Tensor& o = op->t_[kOutput];
+      for (uint64_t c = begin; c < end; c += kChunk) {
+        const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, end - c));
+        uint8_t* dst = output + Offset(kOutput, row, c);
+        const bool contiguous = o.strides[3] == 1;
+        op->kernels_.quantize(Floats(row, c, count, buffer), count, s, z, op->qmin_, op->qmax_, contiguous ? dst : bytes);
+        if (!contiguous)
+          for (size_t i = 0; i < count; ++i) dst[i * o.strides[3]] = bytes[i];
+      }
+    }
+
+    void WriteParameters(uint64_t row, float s, int32_t z) const {
+      memcpy(scale_out + Offset(kScale, row, 0) * sizeof(float), &s, sizeof s);
+      zero_point_out[Offset(kZeroPoint, row, 0)] = static_cast<uint8_t>(z);
+    }
+
+    void RangeOfTask(size_t task) {
+      float task_lo = 0.0f, task_hi = 0.0f;
+      const uint64_t pieces = op->rows_ * op->pieces_;
+      const uint64_t first = task * pieces_per_task, last = std::min(pieces, first + pieces_per_task);
+      for (uint64_t piece = first; piece < last; ++piece) {
+        const uint64_t row = piece / op->pieces_, begin = (piece % op->pieces_) * kElementsPerTask;
+        Range(row, begin, std::min<uint64_t>(op->row_length_, begin + kElementsPerTask), &task_lo, &task_hi);
+      }
+      lo[task] = task_lo;
+      hi[task] = task_hi;
+    }
+
+    void QuantizeOwnRow(size_t row) const {
+      float row_lo = 0.0f, row_hi = 0.0f, s;
+      int32_t z;
+      Range(row, 0, op->row_length_, &row_lo, &row_hi);
+      Parameters(row_lo, row_hi, op->qmin_, op->qmax_, &s, &z);
+      QuantizeSpan(row, 0, op->row_length_, s, z);
+      WriteParameters(row, s, z);
+    }
+  };
+
+  const QuantizeKernels& kernels_;
+  const char* const tier_name_;
+  Tensor t_[kMemberCount];
+  bool per_row_ = false;
+  int32_t qmin_ = 0, qmax_ = 255;
+  uint64_t rows_ = 0, row_length_ = 0, pieces_ = 0;
+};
+
+}  // namespace
+
+cpuml_status CreateDynamicQuantizeLinear(const void* desc, cpuml_operator** out) {
+  const auto& d = *static_cast<const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC*>(desc);
+  const CPUML_TENSOR_DESC* descs[kMemberCount] = {d.InputTensor, d.OutputTensor, d.OutputScaleTensor,
+                                                  d.OutputZeroPointTensor};
+  constexpr uint32_t kFloats = TypeBit(CPUML_TENSOR_DATA_TYPE_FLOAT32) | TypeBit(CPUML_TENSOR_DATA_TYPE_FLOAT16);
+  constexpr uint32_t kBytes = TypeBit(CPUML_TENSOR_DATA_TYPE_UINT8) | TypeBit(CPUML_TENSOR_DATA_TYPE_INT8);
+  const uint32_t types[kMemberCount] = {kFloats, kBytes, TypeBit(CPUML_TENSOR_DATA_TYPE_FLOAT32), kBytes};
+  Tensor t[kMemberCount];
+  for (int i = 0; i < kMemberCount; ++i) {
+    if (descs[i] == nullptr) return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: %s must not be NULL", kOp, kMemberNames[i]);
+    char where[96];
+    snprintf(where, sizeof where, "%s: %s", kOp, kMemberNames[i]);
+    if (cpuml_status s = ParseTensor(descs[i], {where, 1, 4, types[i]}, &t[i])) return s;
+    t[i].PadRankTo(4);
+    if (t[i].owned)
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: %s Flags must not include CPUML_TENSOR_FLAG_OWNED_BY_CPUML", kOp,
+                  kMemberNames[i]);
+  }
+  char s1[64], s2[64];
+  const Tensor &input = t[kInput], &output = t[kOutput], &scale = t[kScale], &zero_point = t[kZeroPoint];
+  for (int dim = 0; dim < 4; ++dim)
+    if (output.sizes[dim] != input.sizes[dim])
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: OutputTensor sizes %s must equal InputTensor sizes %s", kOp,
+                  FormatSizes(output, s1, sizeof s1), FormatSizes(input, s2, sizeof s2));
+  if (zero_point.type != output.type)
+    return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: OutputZeroPointTensor DataType %s must equal OutputTensor DataType %s",
+                kOp, DataTypeName(zero_point.type), DataTypeName(output.type));
+  bool per_tensor = true, per_row = scale.sizes[3] == 1;
+  for (int dim = 0; dim < 4; ++dim) {
+    per_tensor &= scale.sizes[dim] == 1;
+    if (dim < 3) per_row &= scale.sizes[dim] == input.sizes[dim];
+  }
+  if (!per_tensor && !per_row)
+    return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                "%s: OutputScaleTensor sizes %s must be all 1 (per tensor) or InputTensor's %s with the last size 1 (per row)",
+                kOp, FormatSizes(scale, s1, sizeof s1), FormatSizes(input, s2, sizeof s2));
+  for (int dim = 0; dim < 4; ++dim)
+    if (zero_point.sizes[dim] != scale.sizes[dim])
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: OutputZeroPointTensor sizes %s must equal OutputScaleTensor sizes %s",
+                  kOp, FormatSizes(zero_point, s1, sizeof s1), FormatSizes(scale, s2, sizeof s2));
+  for (int i = kOutput; i < kMemberCount; ++i)
+    if (MayAlias(t[i]))
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: %s Strides must not make two elements share an address (stride 0 or overlap)", kOp, kMemberNames[i]);
+  *out = new DynamicQuantizeLinear(t, QuantizeTier());
+  return CPUML_STATUS_SUCCESS;
+}
+
+}  // namespace cpuml
