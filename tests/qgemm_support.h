@@ -1,5 +1,6 @@
-// A QUANTIZED_LINEAR_MATRIX_MULTIPLY problem: descriptors, data, a run through the library and
-// a run through the scalar reference.
+// A problem of the matrix-multiplication family (QUANTIZED_LINEAR_MATRIX_MULTIPLY,
+// MATRIX_MULTIPLY_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT): descriptors, data, a run through
+// the library and a run through the scalar reference.
 #ifndef CPUML_TESTS_QGEMM_SUPPORT_H_
 #define CPUML_TESTS_QGEMM_SUPPORT_H_
 
@@ -15,6 +16,10 @@
 namespace cpuml_test {
 
 enum class Quant { kAbsent, kPerTensor, kPerChannel };  // per row (A, Output) or per column (B)
+// Which operator of the family: its members are the QUANTIZED_LINEAR_MATRIX_MULTIPLY ones it
+// shares (MATRIX_MULTIPLY_INTEGER has no scales; neither new one has output quantization), plus
+// MATRIX_MULTIPLY_INTEGER_TO_FLOAT's bias.
+enum class MatMulOp { kQuantizedLinear, kInteger, kIntegerToFloat };
 // kSmall: values within 3 of the middle of their type (u8 without a zero point: 0 to 3), zero
 // points within 1 of it.
 // kSevenBitB: B within 7 bits (s8 in [-64, 64], u8 in [64, 192]: the reduce-range weights a
@@ -44,13 +49,18 @@ struct QConfig {
   // alternating per row. 2 gives multipliers up to 0.5, where the epilogues clamp before converting.
   float tie_out_scale = 0.0f;
   uint32_t seed = 1;
+  MatMulOp op = MatMulOp::kQuantizedLinear;
+  Quant bias = Quant::kAbsent;  // kIntegerToFloat: absent, per tensor or per column
+  // Scales of either sign (MATRIX_MULTIPLY_INTEGER_TO_FLOAT accepts any finite scale).
+  bool signed_scales = false;
 };
 
 inline bool IsSigned(CPUML_TENSOR_DATA_TYPE t) { return t == CPUML_TENSOR_DATA_TYPE_INT8; }
 
 class QProblem {
  public:
-  explicit QProblem(const QConfig& c) : c_(c), rng_(c.seed) {
+  explicit QProblem(QConfig c) : c_(Normalized(c)), rng_(c.seed) {
+    c = c_;
     const uint32_t bo = c.out_batch[0] ? c.out_batch[0] : std::max(c.a_batch[0], c.b_batch[0]);
     const uint32_t co = c.out_batch[1] ? c.out_batch[1] : std::max(c.a_batch[1], c.b_batch[1]);
     const uint32_t pad = c.padded ? 3 : 0;
@@ -85,6 +95,7 @@ class QProblem {
     AddQuant(kBZero, c.b_type, c.b_zero, false, CPUML_TENSOR_FLAG_NONE);
     AddQuant(kOutScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.out_scale, true, scale_flags);
     AddQuant(kOutZero, c.out_type, c.out_zero, true, CPUML_TENSOR_FLAG_NONE);
+    AddQuant(kBias, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.bias, false, scale_flags);
     {
       const uint32_t col = c.out_strided ? 2 : 1, ldo = c.n * col + pad;
       Add(kOut, c.out_type, {bo, co, c.m, c.n}, {co * c.m * ldo, c.m * ldo, ldo, col});
@@ -100,24 +111,54 @@ class QProblem {
     return {d(kA), d(kAScale), d(kAZero), d(kB), d(kBScale), d(kBZero), d(kOutScale), d(kOutZero), d(kOut)};
   }
 
+  // The operator's input members in its descriptor's (and binding) order.
+  std::vector<int> InputMembers() const {
+    switch (c_.op) {
+      case MatMulOp::kInteger: return {kA, kAZero, kB, kBZero};
+      case MatMulOp::kIntegerToFloat: return {kA, kAScale, kAZero, kB, kBScale, kBZero, kBias};
+      default: return {kA, kAScale, kAZero, kB, kBScale, kBZero, kOutScale, kOutZero};
+    }
+  }
+
   std::vector<CPUML_BUFFER_BINDING> Inputs(bool for_execute) {
-    std::vector<CPUML_BUFFER_BINDING> b(8, CPUML_BUFFER_BINDING{nullptr, 0});
-    for (int i = 0; i < 8; ++i) {
-      if (!descs_[i]) continue;
-      const bool owned = descs_[i]->buffer().Flags & CPUML_TENSOR_FLAG_OWNED_BY_CPUML;
+    const std::vector<int> members = InputMembers();
+    std::vector<CPUML_BUFFER_BINDING> b(members.size(), CPUML_BUFFER_BINDING{nullptr, 0});
+    for (size_t i = 0; i < members.size(); ++i) {
+      const int member = members[i];
+      if (!descs_[member]) continue;
+      const bool owned = descs_[member]->buffer().Flags & CPUML_TENSOR_FLAG_OWNED_BY_CPUML;
       if (for_execute && owned) continue;
-      b[i] = buffers_[i]->Binding();
+      b[i] = buffers_[member]->Binding();
     }
     return b;
+  }
+
+  // Creates the operator (not initialized).
+  cpuml_status Create(cpuml_operator** raw) const {
+    auto d = [&](int m) { return descs_[m] ? descs_[m]->get() : nullptr; };
+    if (c_.op == MatMulOp::kInteger) {
+      const CPUML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC desc{d(kA), d(kAZero), d(kB), d(kBZero), d(kOut)};
+      const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER, &desc};
+      return cpuml_create_operator(&op_desc, raw);
+    }
+    if (c_.op == MatMulOp::kIntegerToFloat) {
+      const CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC desc{d(kA), d(kAScale), d(kAZero), d(kB),
+                                                                      d(kBScale), d(kBZero), d(kBias), d(kOut)};
+      const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT, &desc};
+      return cpuml_create_operator(&op_desc, raw);
+    }
+    const auto desc = OperatorDesc();
+    const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
+    return cpuml_create_operator(&op_desc, raw);
   }
 
   // The reference's bytes for the output buffer (same starting fill as the library's buffer).
   std::vector<uint8_t> Expected() {
     GuardedBuffer expected(descs_[kOut]->MinimumBytes());
     memcpy(expected.data(), buffers_[kOut]->data(), expected.size());  // gaps keep their bytes
-    std::vector<std::vector<uint64_t>> strides(9);
-    std::array<cpuml::reference::TensorView, 9> views{};
-    for (int i = 0; i < 9; ++i) {
+    std::vector<std::vector<uint64_t>> strides(kMembers);
+    std::array<cpuml::reference::TensorView, kMembers> views{};
+    for (int i = 0; i < kMembers; ++i) {
       if (!descs_[i]) {
         views[i] = {CPUML_TENSOR_DATA_TYPE_UNKNOWN, 4, nullptr, nullptr, nullptr};
         continue;
@@ -126,9 +167,18 @@ class QProblem {
       views[i] = {descs_[i]->type(), 4, four_d_sizes_[i].data(), strides[i].data(),
                   i == kOut ? expected.data() : buffers_[i]->data()};
     }
-    cpuml::reference::QuantizedLinearMatrixMultiply(
-        {views[kA], views[kAScale], views[kAZero], views[kB], views[kBScale], views[kBZero], views[kOutScale],
-         views[kOutZero], views[kOut]});
+    if (c_.op == MatMulOp::kQuantizedLinear) {
+      cpuml::reference::QuantizedLinearMatrixMultiply({views[kA], views[kAScale], views[kAZero], views[kB],
+                                                       views[kBScale], views[kBZero], views[kOutScale],
+                                                       views[kOutZero], views[kOut]});
+    } else {
+      const cpuml::reference::MatMulIntegerArgs args{views[kA],      views[kAScale], views[kAZero], views[kB],
+                                                     views[kBScale], views[kBZero],  views[kBias],  views[kOut]};
+      if (c_.op == MatMulOp::kInteger)
+        cpuml::reference::MatrixMultiplyInteger(args);
+      else
+        cpuml::reference::MatrixMultiplyIntegerToFloat(args);
+    }
     return expected.Bytes();
   }
 
@@ -158,13 +208,11 @@ class QProblem {
 
   // Creates and initializes the operator into *op; returns the status of the first failing step.
   cpuml_status CreateInitialized(OperatorPtr* op) {
-    const auto desc = OperatorDesc();
-    CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
     cpuml_operator* raw = nullptr;
-    if (cpuml_status s = cpuml_create_operator(&op_desc, &raw)) return s;
+    if (cpuml_status s = Create(&raw)) return s;
     op->reset(raw);
     const auto init = Inputs(false);
-    return cpuml_initialize_operator(raw, init.data(), 8);
+    return cpuml_initialize_operator(raw, init.data(), static_cast<uint32_t>(init.size()));
   }
 
   // Creates, initializes and executes; returns the status of the first failing step.
@@ -173,15 +221,37 @@ class QProblem {
     if (cpuml_status s = CreateInitialized(&op)) return s;
     const auto exec = Inputs(true);
     const CPUML_BUFFER_BINDING out = buffers_[kOut]->Binding();
-    const cpuml_status s = cpuml_execute_operator(op.get(), exec.data(), 8, &out, 1, pool);
+    const cpuml_status s =
+        cpuml_execute_operator(op.get(), exec.data(), static_cast<uint32_t>(exec.size()), &out, 1, pool);
     if (keep) *keep = std::move(op);
     return s;
   }
 
   static constexpr int kA = 0, kAScale = 1, kAZero = 2, kB = 3, kBScale = 4, kBZero = 5, kOutScale = 6, kOutZero = 7,
-                       kOut = 8;
+                       kOut = 8, kBias = 9, kMembers = 10;
 
  private:
+  // The members the operator has: no scales for MATRIX_MULTIPLY_INTEGER, no output quantization
+  // for either new operator, a bias only for MATRIX_MULTIPLY_INTEGER_TO_FLOAT; their output types.
+  static QConfig Normalized(QConfig c) {
+    if (c.op != MatMulOp::kQuantizedLinear) {
+      c.out_scale = c.out_zero = Quant::kAbsent;
+      c.tie_out_scale = 0.0f;
+    }
+    if (c.op == MatMulOp::kInteger) {
+      c.a_scale = c.b_scale = Quant::kAbsent;
+      c.out_type = CPUML_TENSOR_DATA_TYPE_INT32;
+    }
+    if (c.op == MatMulOp::kIntegerToFloat) {
+      if (c.a_scale == Quant::kAbsent) c.a_scale = Quant::kPerTensor;
+      if (c.b_scale == Quant::kAbsent) c.b_scale = Quant::kPerTensor;
+      c.out_type = CPUML_TENSOR_DATA_TYPE_FLOAT32;
+    } else {
+      c.bias = Quant::kAbsent;
+    }
+    return c;
+  }
+
   void Add(int member, CPUML_TENSOR_DATA_TYPE type, std::vector<uint32_t> sizes, std::vector<uint32_t> strides,
            CPUML_TENSOR_FLAGS flags = CPUML_TENSOR_FLAG_NONE) {
     four_d_sizes_[member] = sizes;
@@ -237,6 +307,7 @@ class QProblem {
   }
 
   void FillFloats(int member, float lo, float hi) {
+    if (!descs_[member]) return;
     GuardedBuffer& b = *buffers_[member];
     float* f = reinterpret_cast<float*>(b.data());
     std::uniform_real_distribution<float> dist(lo, hi);
@@ -301,6 +372,11 @@ class QProblem {
     FillFloats(kAScale, 0.5f / 64, 2.0f / 64);
     FillFloats(kBScale, 0.5f / 64, 2.0f / 64);
     FillFloats(kOutScale, spread / (64.0f * 64.0f) * 0.5f, spread / (64.0f * 64.0f) * 2.0f);
+    FillFloats(kBias, -1000.0f, 1000.0f);
+    if (c_.signed_scales) {
+      FillFloats(kAScale, -2.0f / 64, 2.0f / 64);
+      FillFloats(kBScale, -2.0f / 64, 2.0f / 64);
+    }
     if (c_.tie_out_scale != 0.0f) {
       SetScales(kAScale, [](uint32_t i) { return i & 1 ? 0.5f : 1.0f; });
       SetScales(kBScale, [](uint32_t j) { return j & 1 ? 0.5f : 1.0f; });
@@ -311,10 +387,10 @@ class QProblem {
 
   QConfig c_;
   std::mt19937 rng_;
-  std::optional<TensorDesc> descs_[9];
-  std::optional<GuardedBuffer> buffers_[9];
-  std::vector<uint32_t> four_d_sizes_[9];
-  std::vector<uint64_t> four_d_strides_[9];
+  std::optional<TensorDesc> descs_[kMembers];
+  std::optional<GuardedBuffer> buffers_[kMembers];
+  std::vector<uint32_t> four_d_sizes_[kMembers];
+  std::vector<uint64_t> four_d_strides_[kMembers];
 };
 
 }  // namespace cpuml_test

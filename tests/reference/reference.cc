@@ -90,42 +90,121 @@ int32_t Requantize(int64_t acc, float a_scale, float b_scale, float out_scale, i
   return static_cast<int32_t>(nearbyintf(y)) + out_zero_point;
 }
 
-void QuantizedLinearMatrixMultiply(const QLinearMatMulArgs& args) {
-  const uint32_t batches = args.out.sizes[0], channels = args.out.sizes[1];
-  const uint32_t m_count = args.out.sizes[2], n_count = args.out.sizes[3];
-  const uint32_t k_count = args.a.sizes[3];
-  const bool out_signed = args.out.type == CPUML_TENSOR_DATA_TYPE_INT8;
-  // Per-tensor tensors have size 1 in the indexed dimension: index 0 there.
-  auto per = [](const TensorView& t, uint32_t dim, uint32_t i) -> uint64_t {
-    return t.sizes[dim] == 1 ? 0 : i * t.strides[dim];
-  };
-  for (uint32_t b = 0; b < batches; ++b) {
+namespace {
+
+// Per-tensor tensors have size 1 in the indexed dimension: index 0 there.
+uint64_t Per(const TensorView& t, uint32_t dim, uint32_t i) { return t.sizes[dim] == 1 ? 0 : i * t.strides[dim]; }
+
+// Calls store(output offset, m, n, exact sum) for every output element: the sum over K of
+// (A - AZeroPoint[m]) * (B - BZeroPoint[n]), in 64 bits, with the operators' broadcasting.
+template <class Store>
+void ForEachSum(const TensorView& a, const TensorView& a_zero_point, const TensorView& b,
+                const TensorView& b_zero_point, const TensorView& out, Store store) {
+  const uint32_t batches = out.sizes[0], channels = out.sizes[1];
+  const uint32_t m_count = out.sizes[2], n_count = out.sizes[3];
+  const uint32_t k_count = a.sizes[3];
+  for (uint32_t bi = 0; bi < batches; ++bi) {
     for (uint32_t c = 0; c < channels; ++c) {
-      const uint64_t a_base = per(args.a, 0, b) + per(args.a, 1, c);
-      const uint64_t b_base = per(args.b, 0, b) + per(args.b, 1, c);
-      const uint64_t o_base = b * args.out.strides[0] + c * args.out.strides[1];
+      const uint64_t a_base = Per(a, 0, bi) + Per(a, 1, c);
+      const uint64_t b_base = Per(b, 0, bi) + Per(b, 1, c);
+      const uint64_t o_base = bi * out.strides[0] + c * out.strides[1];
       for (uint32_t m = 0; m < m_count; ++m) {
-        const int64_t za = args.a_zero_point.data ? LoadInteger(args.a_zero_point, per(args.a_zero_point, 2, m)) : 0;
-        const float sa = LoadFloat(args.a_scale, per(args.a_scale, 2, m));
-        const float so = LoadFloat(args.out_scale, per(args.out_scale, 2, m));
-        const int32_t zo = args.out_zero_point.data
-                               ? static_cast<int32_t>(LoadInteger(args.out_zero_point, per(args.out_zero_point, 2, m)))
-                               : 0;
+        const int64_t za = a_zero_point.data ? LoadInteger(a_zero_point, Per(a_zero_point, 2, m)) : 0;
         for (uint32_t n = 0; n < n_count; ++n) {
-          const int64_t zb = args.b_zero_point.data ? LoadInteger(args.b_zero_point, per(args.b_zero_point, 3, n)) : 0;
-          const float sb = LoadFloat(args.b_scale, per(args.b_scale, 3, n));
+          const int64_t zb = b_zero_point.data ? LoadInteger(b_zero_point, Per(b_zero_point, 3, n)) : 0;
           int64_t acc = 0;
           for (uint32_t k = 0; k < k_count; ++k) {
-            const int64_t av = LoadInteger(args.a, a_base + m * args.a.strides[2] + k * args.a.strides[3]);
-            const int64_t bv = LoadInteger(args.b, b_base + k * args.b.strides[2] + n * args.b.strides[3]);
+            const int64_t av = LoadInteger(a, a_base + m * a.strides[2] + k * a.strides[3]);
+            const int64_t bv = LoadInteger(b, b_base + k * b.strides[2] + n * b.strides[3]);
             acc += (av - za) * (bv - zb);
           }
-          const int32_t q = Requantize(acc, sa, sb, so, zo, out_signed);
-          StoreBits(args.out, o_base + m * args.out.strides[2] + n * args.out.strides[3],
-                    static_cast<uint64_t>(static_cast<uint32_t>(q)));
+          store(o_base + m * out.strides[2] + n * out.strides[3], m, n, acc);
         }
       }
     }
+  }
+}
+
+}  // namespace
+
+void QuantizedLinearMatrixMultiply(const QLinearMatMulArgs& args) {
+  const bool out_signed = args.out.type == CPUML_TENSOR_DATA_TYPE_INT8;
+  ForEachSum(args.a, args.a_zero_point, args.b, args.b_zero_point, args.out,
+             [&](uint64_t offset, uint32_t m, uint32_t n, int64_t acc) {
+               const float sa = LoadFloat(args.a_scale, Per(args.a_scale, 2, m));
+               const float sb = LoadFloat(args.b_scale, Per(args.b_scale, 3, n));
+               const float so = LoadFloat(args.out_scale, Per(args.out_scale, 2, m));
+               const int32_t zo = args.out_zero_point.data
+                                      ? static_cast<int32_t>(LoadInteger(args.out_zero_point, Per(args.out_zero_point, 2, m)))
+                                      : 0;
+               const int32_t q = Requantize(acc, sa, sb, so, zo, out_signed);
+               StoreBits(args.out, offset, static_cast<uint64_t>(static_cast<uint32_t>(q)));
+             });
+}
+
+void MatrixMultiplyInteger(const MatMulIntegerArgs& args) {
+  ForEachSum(args.a, args.a_zero_point, args.b, args.b_zero_point, args.out,
+             [&](uint64_t offset, uint32_t, uint32_t, int64_t acc) {
+               StoreBits(args.out, offset, static_cast<uint64_t>(acc));  // the low 32 bits: modulo 2^32
+             });
+}
+
+void MatrixMultiplyIntegerToFloat(const MatMulIntegerArgs& args) {
+  ForEachSum(args.a, args.a_zero_point, args.b, args.b_zero_point, args.out,
+             [&](uint64_t offset, uint32_t m, uint32_t n, int64_t acc) {
+               const float sa = LoadFloat(args.a_scale, Per(args.a_scale, 2, m));
+               const float sb = LoadFloat(args.b_scale, Per(args.b_scale, 3, n));
+               float y = static_cast<float>(acc) * (sa * sb);
+               if (args.bias.data) y = y + LoadFloat(args.bias, Per(args.bias, 3, n));
+               uint32_t bits;
+               memcpy(&bits, &y, sizeof bits);
+               StoreBits(args.out, offset, bits);
+             });
+}
+
+void DynamicQuantizeLinear(const TensorView& input, const TensorView& out, const TensorView& scale,
+                           const TensorView& zero_point) {
+  const bool per_row = scale.sizes[0] != 1 || scale.sizes[1] != 1 || scale.sizes[2] != 1;
+  const int32_t qmin = out.type == CPUML_TENSOR_DATA_TYPE_INT8 ? -128 : 0, qmax = qmin + 255;
+  const uint64_t rows = uint64_t{input.sizes[0]} * input.sizes[1] * input.sizes[2];
+  const uint32_t length = input.sizes[3];
+  auto offset = [](const TensorView& t, uint64_t row, uint64_t column) {
+    const uint64_t m = row % t.sizes[2], bc = row / t.sizes[2];
+    return (bc / t.sizes[1]) * t.strides[0] + (bc % t.sizes[1]) * t.strides[1] + m * t.strides[2] + column * t.strides[3];
+  };
+  auto value = [&](uint64_t row, uint64_t column) {
+    const uint64_t at = offset(input, row, column);
+    if (input.type == CPUML_TENSOR_DATA_TYPE_FLOAT16) return HalfToFloat(static_cast<const uint16_t*>(input.data)[at]);
+    return static_cast<const float*>(input.data)[at];
+  };
+  // Rows [first, last) share one scale and zero point.
+  auto quantize = [&](uint64_t first, uint64_t last, uint64_t parameter_row) {
+    float lo = 0.0f, hi = 0.0f;  // the range always includes 0
+    for (uint64_t r = first; r < last; ++r)
+      for (uint32_t k = 0; k < length; ++k) {
+        const float x = value(r, k);
+        if (isnan(x)) continue;
+        lo = fminf(lo, x);
+        hi = fmaxf(hi, x);
+      }
+    const float s = (hi == lo ? 1.0f : hi - lo) / static_cast<float>(qmax - qmin);
+    float z = static_cast<float>(qmin) - lo / s;
+    z = isnan(z) ? static_cast<float>(qmin) : fminf(fmaxf(z, static_cast<float>(qmin)), static_cast<float>(qmax));
+    const int32_t zp = static_cast<int32_t>(nearbyintf(z));
+    for (uint64_t r = first; r < last; ++r)
+      for (uint32_t k = 0; k < length; ++k) {
+        const float q = value(r, k) / s;
+        int32_t v = isnan(q) ? zp : static_cast<int32_t>(fmaxf(fminf(nearbyintf(q), 1e6f), -1e6f)) + zp;
+        v = v < qmin ? qmin : v > qmax ? qmax : v;
+        StoreBits(out, offset(out, r, k), static_cast<uint64_t>(static_cast<uint32_t>(v)));
+      }
+    memcpy(static_cast<float*>(scale.data) + offset(scale, parameter_row, 0), &s, sizeof s);
+    StoreBits(zero_point, offset(zero_point, parameter_row, 0), static_cast<uint64_t>(static_cast<uint32_t>(zp)));
+  };
+  if (per_row) {
+    for (uint64_t r = 0; r < rows; ++r) quantize(r, r + 1, r);
+  } else {
+    quantize(0, rows, 0);
   }
 }
 

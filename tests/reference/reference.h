@@ -37,6 +37,20 @@ struct QLinearMatMulArgs {
 };
 void QuantizedLinearMatrixMultiply(const QLinearMatMulArgs& args);
 
+// MATRIX_MULTIPLY_INTEGER (out INT32, the exact sum modulo 2^32) and
+// MATRIX_MULTIPLY_INTEGER_TO_FLOAT (out FLOAT32: float(sum) * (AScale * BScale), then + Bias when
+// present). Views with data == NULL are absent.
+struct MatMulIntegerArgs {
+  TensorView a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias, out;
+};
+void MatrixMultiplyInteger(const MatMulIntegerArgs& args);
+void MatrixMultiplyIntegerToFloat(const MatMulIntegerArgs& args);
+
+// DYNAMIC_QUANTIZE_LINEAR (docs/semantics.md): input FLOAT32 or FLOAT16, 4-D; scale and zero
+// point all-1 sizes (per tensor) or the input's with the last size 1 (per row).
+void DynamicQuantizeLinear(const TensorView& input, const TensorView& out, const TensorView& scale,
+                           const TensorView& zero_point);
+
 }  // namespace reference
 }  // namespace cpuml
 
