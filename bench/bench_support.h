@@ -43,6 +43,7 @@ const BenchOptions& Options();
 void RegisterQGemmBenchmarks();
 void RegisterPeerBenchmarks();
 void RegisterFillBenchmarks();
+void RegisterDynamicQuantBenchmarks();
 
 // 64-byte aligned storage, as engines' activation arenas give (the AMX tier reads such an A in
 // place; malloc's 16-byte alignment would split every 64-byte row load across two lines).

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   if (!cpuml_bench::ParseBenchOptions(&argc, argv)) return 2;
   cpuml_bench::RegisterQGemmBenchmarks();
   cpuml_bench::RegisterPeerBenchmarks();
+  cpuml_bench::RegisterDynamicQuantBenchmarks();
   cpuml_bench::RegisterFillBenchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

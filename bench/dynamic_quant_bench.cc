@@ -1,0 +1,231 @@
+// The dynamic int8 path, B prepacked, GOPS = 2 * M * N * K per second:
+//   dqmatmul/cpuml/<types>/<shape>/threads:N  DYNAMIC_QUANTIZE_LINEAR of float A (per tensor),
+//                                             then MATRIX_MULTIPLY_INTEGER_TO_FLOAT with B's
+//                                             scales per column and a bias: what ONNX Runtime's
+//                                             DynamicQuantizeMatMul computes
+//   i2f/cpuml/<types>/<shape>/threads:N       MATRIX_MULTIPLY_INTEGER_TO_FLOAT alone (A already
+//                                             quantized), to hold against qgemm/cpuml
+//   i2f/onednn/<types>/<shape>/threads:N      oneDNN's int8 matmul with a float destination,
+//                                             scales and a source zero point (no quantization of A)
+//   dql/cpuml/<per_tensor|per_row>/<size>     DYNAMIC_QUANTIZE_LINEAR of FLOAT32 to UINT8, GB/s of
+//                                             input read (per tensor reads it twice: range, then bytes)
+// Types: u8s8 and s8s8 (A's quantized type, s8 B), as --types= selects.
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/bench_support.h"
+#include "bench/gops.h"
+
+#if CPUML_BENCH_HAVE_ONEDNN
+#include <dnnl.hpp>
+extern "C" void omp_set_num_threads(int);
+#endif
+
+namespace cpuml_bench {
+namespace {
+
+CPUML_TENSOR_DESC Tensor(CPUML_BUFFER_TENSOR_DESC* buffer) { return {CPUML_TENSOR_TYPE_BUFFER, buffer}; }
+
+// One linear layer, dynamically quantized: float activations in, float out.
+class DynamicLinear {
+ public:
+  DynamicLinear(Shape s, bool a_signed, uint32_t seed = 5) : s_(s), a_signed_(a_signed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    x_.resize(size_t{s.m} * s.k);
+    for (float& v : x_) v = normal(rng);
+    qa_.resize((size_t{s.m} * s.k + 3) / 4 * 4);
+    b_.resize((size_t{s.k} * s.n + 3) / 4 * 4);
+    for (auto& v : b_) v = static_cast<uint8_t>(rng());
+    b_scale_.resize(s.n);
+    bias_.resize(s.n);
+    for (uint32_t j = 0; j < s.n; ++j) {
+      b_scale_[j] = 0.001f + 0.0001f * static_cast<float>(j % 17);
+      bias_[j] = normal(rng);
+    }
+    y_.resize(size_t{s.m} * s.n);
+    const auto a_type = a_signed ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8;
+    const uint64_t mk = uint64_t{s.m} * s.k, kn = uint64_t{s.k} * s.n;
+    a_sizes_ = {1, 1, s.m, s.k};
+    b_sizes_ = {1, 1, s.k, s.n};
+    b_strides_ = {0, 0, 1, s.k};
+    o_sizes_ = {1, 1, s.m, s.n};
+    n_sizes_ = {1, 1, 1, s.n};
+    x_desc_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, a_sizes_.data(), nullptr, mk * 4, 0};
+    qa_desc_ = {a_type, CPUML_TENSOR_FLAG_NONE, 4, a_sizes_.data(), nullptr, (mk + 3) / 4 * 4, 0};
+    one_f_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, one_.data(), nullptr, 4, 0};
+    one_a_ = {a_type, CPUML_TENSOR_FLAG_NONE, 4, one_.data(), nullptr, 4, 0};
+    b_desc_ = {CPUML_TENSOR_DATA_TYPE_INT8, CPUML_TENSOR_FLAG_OWNED_BY_CPUML, 4, b_sizes_.data(), b_strides_.data(),
+               (kn + 3) / 4 * 4, 0};
+    n_f_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_OWNED_BY_CPUML, 4, n_sizes_.data(), nullptr,
+            uint64_t{s.n} * 4, 0};
+    y_desc_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, o_sizes_.data(), nullptr,
+               uint64_t{s.m} * s.n * 4, 0};
+    const CPUML_TENSOR_DESC x = Tensor(&x_desc_), qa = Tensor(&qa_desc_), f = Tensor(&one_f_), za = Tensor(&one_a_),
+                            b = Tensor(&b_desc_), n = Tensor(&n_f_), y = Tensor(&y_desc_);
+    const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC quantize{&x, &qa, &f, &za};
+    const CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC matmul{&qa, &f, &za, &b, &n, nullptr, &n, &y};
+    const CPUML_OPERATOR_DESC q_desc{CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &quantize},
+        m_desc{CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT, &matmul};
+    inputs_ = {{qa_.data(), qa_desc_.TotalTensorSizeInBytes}, {&a_scale_, 4}, {a_zero_point_, 4},
+               {b_.data(), b_desc_.TotalTensorSizeInBytes},   {b_scale_.data(), uint64_t{s.n} * 4},
+               {nullptr, 0},                                  {bias_.data(), uint64_t{s.n} * 4}};
+    ok_ = cpuml_create_operator(&q_desc, &quantize_) == CPUML_STATUS_SUCCESS &&
+          cpuml_create_operator(&m_desc, &matmul_) == CPUML_STATUS_SUCCESS &&
+          cpuml_initialize_operator(matmul_, inputs_.data(), 7) == CPUML_STATUS_SUCCESS;
+    if (!ok_) fprintf(stderr, "cpuml setup failed: %s\n", cpuml_last_error_message());
+    inputs_[3] = inputs_[4] = inputs_[6] = {nullptr, 0};  // owned
+    // One quantization now, so i2f alone multiplies real quantized activations.
+    if (ok_) Quantize(nullptr);
+  }
+  ~DynamicLinear() {
+    cpuml_destroy_operator(quantize_);
+    cpuml_destroy_operator(matmul_);
+  }
+  bool ok() const { return ok_; }
+
+  cpuml_status Quantize(pthreadpool_t pool) {
+    const CPUML_BUFFER_BINDING in{x_.data(), x_desc_.TotalTensorSizeInBytes};
+    const CPUML_BUFFER_BINDING out[] = {{qa_.data(), qa_desc_.TotalTensorSizeInBytes}, {&a_scale_, 4}, {a_zero_point_, 4}};
+    return cpuml_execute_operator(quantize_, &in, 1, out, 3, pool);
+  }
+  cpuml_status Multiply(pthreadpool_t pool) {
+    const CPUML_BUFFER_BINDING out{y_.data(), y_desc_.TotalTensorSizeInBytes};
+    return cpuml_execute_operator(matmul_, inputs_.data(), 7, &out, 1, pool);
+  }
+
+ private:
+  Shape s_;
+  bool a_signed_;
+  std::vector<float, CacheLineAllocator<float>> x_;
+  std::vector<uint8_t, CacheLineAllocator<uint8_t>> qa_;
+  std::vector<uint8_t> b_;
+  std::vector<float> b_scale_, bias_, y_;
+  float a_scale_ = 0.0f;
+  uint8_t a_zero_point_[4] = {};
+  std::vector<uint32_t> a_sizes_, b_sizes_, b_strides_, o_sizes_, n_sizes_, one_{1, 1, 1, 1};
+  CPUML_BUFFER_TENSOR_DESC x_desc_, qa_desc_, one_f_, one_a_, b_desc_, n_f_, y_desc_;
+  std::vector<CPUML_BUFFER_BINDING> inputs_;
+  cpuml_operator *quantize_ = nullptr, *matmul_ = nullptr;
+  bool ok_ = false;
+};
+
+void BM_DynamicLinear(benchmark::State& state, Shape s, bool a_signed, bool quantize, int threads) {
+  DynamicLinear layer(s, a_signed);
+  if (!layer.ok()) return state.SkipWithError("cpuml setup failed");
+  pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
+  for (auto _ : state) {
+    if ((quantize && layer.Quantize(pool) != CPUML_STATUS_SUCCESS) || layer.Multiply(pool) != CPUML_STATUS_SUCCESS)
+      state.SkipWithError(cpuml_last_error_message());
+    benchmark::ClobberMemory();
+  }
+  if (pool) pthreadpool_destroy(pool);
+  SetGops(state, s);
+  state.SetLabel(std::string("exact, ") + cpuml_isa_name(cpuml_get_isa()));
+}
+
+void BM_Quantize(benchmark::State& state, uint64_t bytes, bool per_row, int threads) {
+  const uint32_t row = 4096, rows = static_cast<uint32_t>(bytes / 4 / row);
+  std::vector<float, CacheLineAllocator<float>> x(size_t{rows} * row);
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (float& v : x) v = normal(rng);
+  std::vector<uint8_t, CacheLineAllocator<uint8_t>> q(x.size());
+  std::vector<float> scales(rows);
+  std::vector<uint8_t> zero_points((rows + 3) / 4 * 4);
+  const uint32_t sizes[] = {1, 1, rows, row}, p_sizes[] = {1, 1, per_row ? rows : 1u, 1};
+  CPUML_BUFFER_TENSOR_DESC in{CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, sizes, nullptr, x.size() * 4, 0},
+      out{CPUML_TENSOR_DATA_TYPE_UINT8, CPUML_TENSOR_FLAG_NONE, 4, sizes, nullptr, q.size(), 0},
+      s{CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, p_sizes, nullptr, uint64_t{p_sizes[2]} * 4, 0},
+      z{CPUML_TENSOR_DATA_TYPE_UINT8, CPUML_TENSOR_FLAG_NONE, 4, p_sizes, nullptr, (uint64_t{p_sizes[2]} + 3) / 4 * 4, 0};
+  const CPUML_TENSOR_DESC ti = Tensor(&in), to = Tensor(&out), ts = Tensor(&s), tz = Tensor(&z);
+  const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC desc{&ti, &to, &ts, &tz};
+  const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &desc};
+  cpuml_operator* op = nullptr;
+  if (cpuml_create_operator(&op_desc, &op) != CPUML_STATUS_SUCCESS) return state.SkipWithError(cpuml_last_error_message());
+  pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
+  const CPUML_BUFFER_BINDING input{x.data(), in.TotalTensorSizeInBytes};
+  const CPUML_BUFFER_BINDING outputs[] = {{q.data(), out.TotalTensorSizeInBytes}, {scales.data(), s.TotalTensorSizeInBytes},
+                                          {zero_points.data(), z.TotalTensorSizeInBytes}};
+  for (auto _ : state) {
+    if (cpuml_execute_operator(op, &input, 1, outputs, 3, pool) != CPUML_STATUS_SUCCESS)
+      state.SkipWithError(cpuml_last_error_message());
+    benchmark::ClobberMemory();
+  }
+  if (pool) pthreadpool_destroy(pool);
+  cpuml_destroy_operator(op);
+  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(x.size() * 4) * 1e-9 * static_cast<double>(state.iterations()),
+                                              benchmark::Counter::kIsRate);
+  state.SetLabel(std::string("input read ") + (per_row ? "once" : "twice") + ", " + cpuml_isa_name(cpuml_get_isa()));
+}
+
+#if CPUML_BENCH_HAVE_ONEDNN
+// oneDNN's matmul with u8 or s8 A, s8 B, a float destination: the integer-to-float product with a
+// runtime source zero point and per-column output scales (A's scale times B's).
+void BM_OneDnnIntegerToFloat(benchmark::State& state, Shape s, bool a_signed, int threads) {
+  omp_set_num_threads(threads);
+  using dt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  MatMulData d(s, a_signed, true);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  const dnnl::memory::desc a_md({s.m, s.k}, a_signed ? dt::s8 : dt::u8, tag::ab), c_md({s.m, s.n}, dt::f32, tag::ab);
+  const dnnl::memory::desc b_any({s.k, s.n}, dt::s8, tag::any), b_plain({s.k, s.n}, dt::s8, tag::ba);
+  dnnl::primitive_attr attr;
+  attr.set_output_scales(2, {DNNL_RUNTIME_F32_VAL});
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_any, c_md), attr, eng);
+  dnnl::memory b_user(b_plain, eng, d.b_nk.data());
+  dnnl::memory b(pd.weights_desc(), eng);
+  dnnl::reorder(b_user, b).execute(strm, b_user, b);
+  dnnl::matmul prim(pd);
+  std::vector<float> scales(s.n, d.a_scale * d.b_scale), out(size_t{s.m} * s.n);
+  int32_t zp = d.a_zero_point;
+  dnnl::memory a_mem(a_md, eng, d.a.data()), c_mem(c_md, eng, out.data());
+  dnnl::memory scale_mem({{s.n}, dt::f32, tag::x}, eng, scales.data()), zp_mem({{1}, dt::s32, tag::x}, eng, &zp);
+  for (auto _ : state) {
+    prim.execute(strm, {{DNNL_ARG_SRC, a_mem},
+                        {DNNL_ARG_WEIGHTS, b},
+                        {DNNL_ARG_DST, c_mem},
+                        {DNNL_ARG_ATTR_OUTPUT_SCALES, scale_mem},
+                        {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}});
+    strm.wait();
+  }
+  SetGops(state, s);
+  state.SetLabel("float out, A already quantized");
+  omp_set_num_threads(1);
+}
+#endif
+
+}  // namespace
+
+void RegisterDynamicQuantBenchmarks() {
+  const BenchOptions& options = Options();
+  for (const Shape& s : options.shapes)
+    for (int threads : options.threads)
+      for (bool a_signed : {false, true}) {
+        const std::string types = a_signed ? "s8s8" : "u8s8";
+        if (!options.Wants(types)) continue;
+        const std::string suffix = "/" + types + "/" + ShapeName(s) + "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(("dqmatmul/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, true, threads)
+            ->Unit(benchmark::kMicrosecond)->UseRealTime();
+        benchmark::RegisterBenchmark(("i2f/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, false, threads)
+            ->Unit(benchmark::kMicrosecond)->UseRealTime();
+#if CPUML_BENCH_HAVE_ONEDNN
+        benchmark::RegisterBenchmark(("i2f/onednn" + suffix).c_str(), BM_OneDnnIntegerToFloat, s, a_signed, threads)
+            ->Unit(benchmark::kMicrosecond)->UseRealTime();
+#endif
+      }
+  for (int threads : options.threads)
+    for (bool per_row : {false, true}) {
+      const std::string name = std::string("dql/cpuml/") + (per_row ? "per_row" : "per_tensor") + "/64MiB/threads:" +
+                               std::to_string(threads);
+      benchmark::RegisterBenchmark(name.c_str(), BM_Quantize, uint64_t{64} << 20, per_row, threads)
+          ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    }
+}
+
+}  // namespace cpuml_bench
