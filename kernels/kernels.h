@@ -69,6 +69,12 @@ enum class QGemmPacking : uint8_t {
 //   out[i][j] = cvt_rne(clamp(y, out_min[i], out_max[i])) + out_zero_point[i]
 //
 // out_min/out_max are typeMin - zp and typeMax - zp as floats; a NaN y becomes out_min.
+//
+// The other output stages (QGemmTileParams::stage) replace the last two lines:
+//   kStageInt32:   out[i][j] = acc[i][j]                                  (int32)
+//   kStageFloat32: out[i][j] = float(acc) * m[j] (+ bias[j] when bias)    (float, in this order,
+//                  m[j] = multiplier[j], or a_scale[i] * b_scale[j] when multiplier is NULL)
+constexpr uint8_t kStageRequantize8 = 0, kStageInt32 = 1, kStageFloat32 = 2;
 struct QGemmTileParams {
   const int32_t* row_a;
   const int32_t* row_b;
@@ -83,6 +89,8 @@ struct QGemmTileParams {
   // (a_scale * b_scale[j]) / out_scale per column, computed once per execute with exactly the
   // formula's operations when the A and output scales are per-tensor; NULL otherwise.
   const float* multiplier;
+  uint8_t stage;            // kStageRequantize8, kStageInt32 or kStageFloat32
+  const float* bias;        // kStageFloat32: per column, or NULL
   void* out;                // row i of the tile starts at out + i * out_row_stride bytes; unit column stride
   size_t out_row_stride;    // bytes
   int32_t* acc_out;         // non-NULL: store acc (mr x nr, row stride = the kernel's full nr) instead of requantizing

@@ -122,8 +122,8 @@ template <size_t kTileColumns>
 class RowPairEpilogue {
  public:
   static bool Serves(const QGemmTileParams& p, size_t nr, const TileColumns<kTileColumns>& c) {
-    return TileColumns<kTileColumns>::kVectors == 2 && !p.acc_out && nr == kTileColumns && p.multiplier &&
-           !c.per_row_a && !c.per_column_b;
+    return TileColumns<kTileColumns>::kVectors == 2 && !p.acc_out && p.stage == kStageRequantize8 &&
+           nr == kTileColumns && p.multiplier && !c.per_row_a && !c.per_column_b;
   }
 
   RowPairEpilogue()
@@ -241,6 +241,47 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
         if (c.per_row_a) acc += row_a * c.col_a[v];
         if (p.col_b) acc += row_b * c.col_b[v];
         acc.store_unaligned(p.acc_out + i * kTileColumns + v * kLanes);
+      }
+    }
+    return;
+  }
+  if (p.stage != kStageRequantize8) {
+    // The sums as int32, or float(sum) * m (+ bias), stored whole vectors at a time; a row's last
+    // partial vector goes through `part`.
+    alignas(64) int32_t part[kLanes];
+    for (size_t i = row0; i < row0 + mr; ++i) {
+      const int32_t* row = tile + (i - row0) * kTileColumns;
+      const Int row_a(p.row_a[i]), row_b(p.row_b[i]);
+      const Int row_term(c.uniform_col_b ? WrappingProduct(p.row_b[i], p.col_b[0]) : 0);
+      const Float a_scale(p.a_scale[i]);
+      uint8_t* out = static_cast<uint8_t*>(p.out) + i * p.out_row_stride;
+      for (size_t v = 0; v < kVectors; ++v) {
+        const size_t j = v * kLanes;
+        if (j >= nr) break;
+        Int acc = Int::load_aligned(row + j);
+        if (c.uniform_row_a) acc += c.column_term[v];
+        if (c.uniform_col_b) acc += row_term;
+        if (c.per_row_a) acc += row_a * c.col_a[v];
+        if (c.per_column_b) acc += row_b * c.col_b[v];
+        const size_t count = nr - j >= kLanes ? kLanes : nr - j;
+        if (p.stage == kStageInt32) {
+          if (count == kLanes) {
+            acc.store_unaligned(reinterpret_cast<int32_t*>(out) + j);
+          } else {
+            acc.store_aligned(part);
+            memcpy(out + j * 4, part, count * 4);
+          }
+          continue;
+        }
+        const Float m = p.multiplier ? c.multiplier[v] : a_scale * Float::load_unaligned(p.b_scale + j);
+        Float y = xsimd::to_float(acc) * m;
+        if (p.bias) y = y + Float::load_unaligned(p.bias + j);
+        if (count == kLanes) {
+          y.store_unaligned(reinterpret_cast<float*>(out) + j);
+        } else {
+          y.store_aligned(reinterpret_cast<float*>(part));
+          memcpy(out + j * 4, part, count * 4);
+        }
       }
     }
     return;

@@ -233,7 +233,8 @@ struct QGemmPlan::RunJob {
     const Int8Matrix am = a->Matrix(a_matrix);  // read in place (a_in_place)
     uint8_t* out_base = out->data + bi * out->batch_stride + ci * out->channel_stride;
     const bool requantizes = out->stage == QGemmStage::kRequantize8;
-    const bool unit_columns = out->col_stride == 1;  // kRequantize8's bytes
+    const size_t element_bytes = requantizes ? 1 : 4;
+    const bool unit_columns = out->col_stride == element_bytes;
     const bool exact_in_int32 = p.chunks_.size() == 1;
     const bool column_sums = UsesColumnSums(f.packing);
     const size_t tile_end = std::min(p.m_tiles_, (m_block + 1) * m_tiles_per_block);
@@ -288,7 +289,9 @@ struct QGemmPlan::RunJob {
         params.out_max = q->out_max + m0;
         params.out_zero_point = q->out_zero_point + m0;
         params.b_scale = q->b_scale + n0;
-        params.multiplier = requantizes && q->multiplier ? q->multiplier + n0 : nullptr;
+        params.multiplier = q->multiplier ? q->multiplier + n0 : nullptr;
+        params.stage = static_cast<uint8_t>(out->stage);
+        params.bias = q->bias ? q->bias + n0 : nullptr;
         params.col_b = q->use_col_b ? q->col_b + n0 : nullptr;
         params.out_signed = out->is_signed;
         params.kernel_state = kernel_state;
@@ -319,8 +322,9 @@ struct QGemmPlan::RunJob {
             params.dot_in = g0 ? carried : nullptr;
             params.dot_out = last_block ? nullptr : carried;
           }
-          if (!requantizes) {
-            // The sums come back to the front end, which finishes them (FinishTile).
+          if (!requantizes && !unit_columns) {
+            // Strided int32 or float outputs: the sums come back to the front end, which finishes
+            // them (FinishTile) with the kernels' formula.
             params.acc_out = acc32;
             params.deferrable = false;
             params.out = scratch;

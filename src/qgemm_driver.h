@@ -43,9 +43,9 @@ bool BFitsMagnitude(const Int8Operand& b, size_t k, size_t n, uint32_t limit);
 
 // What becomes of the exact sums (docs/semantics.md gives each formula).
 enum class QGemmStage : uint8_t {
-  kRequantize8,  // QUANTIZED_LINEAR_MATRIX_MULTIPLY: to 8 bits, in the micro-kernel's epilogue
-  kInt32,        // MATRIX_MULTIPLY_INTEGER: the sum modulo 2^32
-  kFloat32,      // MATRIX_MULTIPLY_INTEGER_TO_FLOAT: float(sum) * (AScale * BScale) [+ Bias]
+  kRequantize8 = kStageRequantize8,  // QUANTIZED_LINEAR_MATRIX_MULTIPLY: to 8 bits
+  kInt32 = kStageInt32,              // MATRIX_MULTIPLY_INTEGER: the sum modulo 2^32
+  kFloat32 = kStageFloat32,          // MATRIX_MULTIPLY_INTEGER_TO_FLOAT: float(sum) * (AScale * BScale) [+ Bias]
 };
 
 // Everything an execute decodes from the scale and zero-point tensors, in that execute's

@@ -19,6 +19,27 @@ void RequantizeTile(const int32_t* tile, size_t mr, size_t nr, const QGemmTilePa
       vst1q_s32(p->acc_out + i * kTileColumns + 4, v[1]);
       continue;
     }
+    if (p->stage != kStageRequantize8) {
+      // The sums as int32, or float(sum) * m (+ bias): vcvtq_f32_s32 rounds to nearest even, and
+      // the multiply and add are separate instructions (no FMLA), as the formula has them.
+      uint32x4_t words[2];
+      for (int h = 0; h < 2; ++h) {
+        if (p->stage == kStageInt32) {
+          words[h] = vreinterpretq_u32_s32(v[h]);
+          continue;
+        }
+        const float32x4_t m = p->multiplier ? vld1q_f32(p->multiplier + 4 * h)
+                                            : vmulq_f32(vdupq_n_f32(p->a_scale[i]), vld1q_f32(p->b_scale + 4 * h));
+        float32x4_t y = vmulq_f32(vcvtq_f32_s32(v[h]), m);
+        if (p->bias) y = vaddq_f32(y, vld1q_f32(p->bias + 4 * h));
+        words[h] = vreinterpretq_u32_f32(y);
+      }
+      uint32_t row[kTileColumns];
+      vst1q_u32(row, words[0]);
+      vst1q_u32(row + 4, words[1]);
+      memcpy(static_cast<uint8_t*>(p->out) + i * p->out_row_stride, row, nr * 4);
+      continue;
+    }
     const float32x4_t lo = vdupq_n_f32(p->out_min[i]), hi = vdupq_n_f32(p->out_max[i]);
     const int32x4_t zero_point = vdupq_n_s32(p->out_zero_point[i]);
     int32x4_t q[2];

@@ -41,6 +41,17 @@ static void qgemm_x16_4x4c2__scalar(size_t mr, size_t nr, size_t k_groups, const
         p->acc_out[i * kNr + j] = total;
         continue;
       }
+      uint8_t* out = static_cast<uint8_t*>(p->out) + i * p->out_row_stride;
+      if (p->stage == kStageInt32) {
+        memcpy(out + j * 4, &total, 4);
+        continue;
+      }
+      if (p->stage == kStageFloat32) {
+        float y = static_cast<float>(total) * (p->multiplier ? p->multiplier[j] : p->a_scale[i] * p->b_scale[j]);
+        if (p->bias) y = y + p->bias[j];
+        memcpy(out + j * 4, &y, 4);
+        continue;
+      }
       const float multiplier = p->multiplier ? p->multiplier[j] : (p->a_scale[i] * p->b_scale[j]) / p->out_scale[i];
       float y = static_cast<float>(total) * multiplier;
       if (!(y >= p->out_min[i])) y = p->out_min[i];

@@ -169,6 +169,8 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       p.out_row_stride = row_stride;
       p.acc_out = acc_mode ? acc.data() : nullptr;
       p.out_signed = out_signed;
+      p.stage = cpuml::kStageRequantize8;  // the other stages: tests/matmul_integer_test.cc, through every kernel
+      p.bias = nullptr;
       // A deferring kernel finishes the tile by leave(); the output is read after that.
       p.deferrable = !acc_mode && (o.m + o.k) % 2 == 0;
       p.dot_in = nullptr;
