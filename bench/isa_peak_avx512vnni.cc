@@ -14,7 +14,7 @@ namespace {
 // streaming from L2 (eight tiles: 48 KB of A beside 16 KB of B, at K blocks of 512). The
 // embedded form takes each quad as vpdpbusd's broadcast memory operand instead of a
 // vpbroadcastd of its own: that operand is the signed one, so it needs B as u8 and A as s8, a
-// layout cpuml does not use (docs/benchmarks.md, twelfth session, says why).
+// layout cpuml does not use (docs/experiments.md, "2026-11-23: A as the broadcast memory operand", says why).
 #define CPUML_VNNI_ROW(g, i, c0, c1)                   \
   "vpbroadcastd (48*" #g "+4*" #i ")(%[a]), %%zmm26\n\t" \
   "vpdpbusd %%zmm24, %%zmm26, %%zmm" #c0 "\n\t"         \

@@ -13,8 +13,9 @@ install(EXPORT cpumlTargets NAMESPACE cpuml:: DESTINATION ${CPUML_CMAKE_DIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/package/cpumlConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/cpumlConfig.cmake INSTALL_DESTINATION ${CPUML_CMAKE_DIR})
-# 0.x: a new minor version may break the ABI, so only the same major.minor is compatible.
-write_basic_package_version_file(${PROJECT_BINARY_DIR}/cpumlConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+# A minor version keeps the ABI at every major version, 0 included (include/cpuml/cpuml.h,
+# Versioning): any installed version of the same major, not older than the one asked, serves.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cpumlConfigVersion.cmake COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/cpumlConfig.cmake ${PROJECT_BINARY_DIR}/cpumlConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/package/Findcpuinfo.cmake
               ${PROJECT_SOURCE_DIR}/cmake/package/Findpthreadpool.cmake
