@@ -123,7 +123,8 @@ class RowPairEpilogue {
  public:
   static bool Serves(const QGemmTileParams& p, size_t nr, const TileColumns<kTileColumns>& c) {
     return TileColumns<kTileColumns>::kVectors == 2 && !p.acc_out && p.stage == kStageRequantize8 &&
-           nr == kTileColumns && p.multiplier && !c.per_row_a && !c.per_column_b;
+           nr == kTileColumns && p.multiplier &&
+           !c.per_row_a && !c.per_column_b;
   }
 
   RowPairEpilogue()
@@ -262,14 +263,14 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
         if (c.uniform_row_a) acc += c.column_term[v];
         if (c.uniform_col_b) acc += row_term;
         if (c.per_row_a) acc += row_a * c.col_a[v];
-        if (c.per_column_b) acc += row_b * c.col_b[v];
+        if (c.per_column_b) acc += c.col_b[v] * row_b;
         const size_t count = nr - j >= kLanes ? kLanes : nr - j;
         if (p.stage == kStageInt32) {
           if (count == kLanes) {
             acc.store_unaligned(reinterpret_cast<int32_t*>(out) + j);
           } else {
             acc.store_aligned(part);
-            memcpy(out + j * 4, part, count * 4);
+            memcpy(out + j * 4, part, count * sizeof(int32_t));
           }
           continue;
         }
@@ -280,7 +281,7 @@ void RequantizeRows(const int32_t* tile, size_t row0, size_t mr, size_t nr, cons
           y.store_unaligned(reinterpret_cast<float*>(out) + j);
         } else {
           y.store_aligned(reinterpret_cast<float*>(part));
-          memcpy(out + j * 4, part, count * 4);
+          memcpy(out + j * 4, part, count * sizeof(float));
         }
       }
     }

@@ -9,6 +9,8 @@ epilogues, packing or the front end done:
   python3 scripts/mutate.py rowpair-        # mutants whose id starts with rowpair-
   python3 scripts/mutate.py --list          # the list, with where each runs
   python3 scripts/mutate.py --commit HEAD   # a commit's tree instead of the working tree
+  python3 scripts/mutate.py --reduced       # native suites with CPUML_TEST_SWEEP=reduced (about half
+                                            # the time); run a survivor again without it, by its id
 
 A mutant runs where its code runs: 'native' on this CPU (every x86 tier the CPU has, each capped
 in turn by the suite), 'aarch64:<cpu>' under qemu-aarch64 (the cross build of scripts/test.sh,
@@ -25,6 +27,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIST = os.path.join(ROOT, "tests", "mutants", "mutants.txt")
 WORK = os.path.join(ROOT, "build", "mutants")
+REDUCED = "--reduced" in sys.argv
 
 
 def parse(path):
@@ -119,6 +122,8 @@ def suite(where, build, log):
     binary = os.path.join(build, "tests", "cpuml_tests")
     env = dict(os.environ)
     if where == "native":
+        if REDUCED:
+            env["CPUML_TEST_SWEEP"] = "reduced"
         return run([binary, "--gtest_brief=1"], log, env)
     cpu = where.split(":", 1)[1]
     sysroot = os.path.join(ROOT, "build", "aarch64-sysroot")
@@ -134,7 +139,7 @@ def runnable(m, tiers):
 
 
 def main():
-    args = sys.argv[1:]
+    args = [a for a in sys.argv[1:] if a != "--reduced"]
     commit = None
     if "--commit" in args:
         at = args.index("--commit")
