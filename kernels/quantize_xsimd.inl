@@ -76,8 +76,8 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   for (; i + kLanes <= count; i += kLanes) {
     QuantizeFloat v = QuantizeFloat::load_unaligned(x + i) / s;
     v = xsimd::select(v != v, zero, v);
-    v = xsimd::select(v < vlo, vlo, v);
-    v = xsimd::select(v > vhi, vhi, v);
+    // No NaN is left, so min and max agree on every architecture.
+    v = xsimd::min(xsimd::max(v, vlo), vhi);
     CpuStoreQuantized(dst + i, xsimd::nearbyint_as_int(v) + zp);
   }
   for (; i < count; ++i) dst[i] = QuantizeOne(x[i], scale, lo, hi, zero_point);
