@@ -75,7 +75,7 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   size_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
     QuantizeFloat v = QuantizeFloat::load_unaligned(x + i) / s;
-    v = xsimd::select(v != v, zero, v);
+    v = xsimd::select(xsimd::isnan(v), zero, v);  // (v != v is an ordered compare on AVX: false for NaN)
     // No NaN is left, so min and max agree on every architecture.
     v = xsimd::min(xsimd::max(v, vlo), vhi);
     CpuStoreQuantized(dst + i, xsimd::nearbyint_as_int(v) + zp);
