@@ -5,6 +5,8 @@
 // computed here from the raw values: exact int64 sums, then the reference's requantization.
 #include <gtest/gtest.h>
 
+#include <string.h>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -229,6 +231,90 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
   }
 
   uint64_t ties_ = 0;  // outputs the tie rule decided (y exactly on .5, inside the range)
+
+  // The int32 and float output stages (QGemmTileParams::stage) of every panel of `o`: sums
+  // modulo 2^32, or float(sum) * m (+ bias) with m per column (multiplier) or a_scale * b_scale,
+  // computed here from the exact sums; the row gaps stay untouched. `deferrable` lets a kernel
+  // with enter and leave finish the tile late (read only after leave), `k_block` carries K.
+  void CheckStage(const Operands& o, uint8_t stage, bool with_bias, bool per_column_multiplier, bool deferrable,
+                  std::mt19937& rng, size_t k_block = 0) {
+    const QGemmKernel& kernel = *GetParam().kernel;
+    const PackFormat f = PackFormat::Of(kernel);
+    SCOPED_TRACE(testing::Message() << "stage " << int(stage) << " m=" << o.m << " n=" << o.n << " k=" << o.k
+                                    << " bias=" << with_bias << " per-column m=" << per_column_multiplier
+                                    << " deferrable=" << deferrable << " k_block=" << k_block);
+    std::vector<uint8_t> a_tile(f.ATileBytes(o.k) + 64);
+    uint8_t* a_packed = a_tile.data() + (64 - reinterpret_cast<uintptr_t>(a_tile.data()) % 64) % 64;
+    std::vector<int32_t> row_a(f.mr), row_b(f.mr);
+    cpuml::PackATile(f, cpuml::Int8Matrix{o.a.data(), o.a_signed, o.k, 1}, o.za.data(), 0, o.k, 0, o.m, a_packed,
+                     row_a.data(), row_b.data());
+    std::vector<float> a_scale(f.mr);
+    for (auto& v : a_scale) v = std::uniform_real_distribution<float>(-0.03f, 0.03f)(rng);
+    for (size_t n0 = 0; n0 < o.n; n0 += f.nr) {
+      const size_t nr = std::min<size_t>(f.nr, o.n - n0);
+      std::vector<uint8_t> panel_bytes(f.BPanelBytes(o.k) + 64);
+      uint8_t* panel = panel_bytes.data() + (64 - reinterpret_cast<uintptr_t>(panel_bytes.data()) % 64) % 64;
+      cpuml::PackBPanel(f, cpuml::Int8Matrix{o.b.data(), o.b_signed, o.n, 1}, 0, o.k, n0, nr, panel);
+      std::vector<int32_t> col_b(f.nr, 0);
+      std::vector<float> b_scale(f.nr, 1.0f), multiplier(f.nr), bias(f.nr, 0.0f);
+      for (size_t j = 0; j < nr; ++j) {
+        col_b[j] = cpuml::ColumnTermB(f.packing, o.b_signed, o.zb[n0 + j]);
+        b_scale[j] = std::uniform_real_distribution<float>(-0.02f, 0.02f)(rng);
+        multiplier[j] = a_scale[0] * b_scale[j];
+        bias[j] = std::uniform_real_distribution<float>(-50.0f, 50.0f)(rng);
+      }
+      const size_t row_stride = (f.nr + 3) * 4;  // bytes: a gap of three elements after the tile's row
+      std::vector<uint8_t> out(f.mr * row_stride, 0xA5);
+      cpuml::QGemmTileParams p{};
+      p.row_a = row_a.data();
+      p.row_b = row_b.data();
+      p.col_a = cpuml::UsesColumnSums(f.packing) ? PackFormat::PanelColumnSums(panel) : nullptr;
+      p.col_b = std::any_of(col_b.begin(), col_b.end(), [](int32_t v) { return v != 0; }) ? col_b.data() : nullptr;
+      p.a_scale = a_scale.data();
+      p.b_scale = b_scale.data();
+      p.multiplier = per_column_multiplier ? multiplier.data() : nullptr;
+      p.stage = stage;
+      p.bias = with_bias ? bias.data() : nullptr;
+      p.out = out.data();
+      p.out_row_stride = row_stride;
+      p.deferrable = deferrable;
+      alignas(64) uint8_t kernel_state[cpuml::kKernelStateBytes];
+      p.kernel_state = kernel_state;
+      if (kernel.enter) kernel.enter(kernel_state);
+      const size_t groups = f.Groups(o.k), block = k_block ? k_block : groups;
+      alignas(64) int32_t carried[cpuml::kMaxKBlockTileElements];
+      for (size_t g0 = 0; g0 < groups; g0 += block) {
+        const size_t g = std::min(block, groups - g0);
+        if (k_block) {
+          p.dot_in = g0 ? carried : nullptr;
+          p.dot_out = g0 + g < groups ? carried : nullptr;
+        }
+        const size_t group_bytes = f.kr * f.ElementBytes();
+        kernel.run(o.m, nr, g, a_packed + g0 * f.mr * group_bytes, f.PanelData(panel) + g0 * f.nr * group_bytes, &p);
+      }
+      if (kernel.leave) kernel.leave(kernel_state);
+      size_t wrong = 0;
+      for (size_t i = 0; i < f.mr; ++i)
+        for (size_t j = 0; j < f.nr + 3; ++j) {
+          uint32_t expected = 0xA5A5A5A5u, actual;
+          memcpy(&actual, out.data() + i * row_stride + j * 4, 4);
+          if (i < o.m && j < nr) {
+            const int64_t exact = Exact(o, i, n0 + j);
+            if (stage == cpuml::kStageInt32) {
+              expected = static_cast<uint32_t>(exact);
+            } else {
+              float y = static_cast<float>(exact) * (per_column_multiplier ? multiplier[j] : a_scale[i] * b_scale[j]);
+              if (with_bias) y = y + bias[j];
+              memcpy(&expected, &y, 4);
+            }
+          }
+          if (actual != expected && wrong++ < 5)
+            ADD_FAILURE() << "out[" << i << "][" << n0 + j << "] bits " << std::hex << actual << ", expected " << expected
+                          << std::dec << (i < o.m && j < nr ? "" : " (outside the tile: must be untouched)");
+        }
+      ASSERT_EQ(wrong, 0u);
+    }
+  }
 };
 
 TEST_P(QGemmKernelTest, EveryRowColumnAndKRemainder) {
@@ -370,6 +456,33 @@ TEST(QGemmKernelRegistry, EveryKernelNamesItsTier) {
       EXPECT_LE(static_cast<size_t>(code - tiers.data()), listing)
           << kernel.name << " is listed by the lower tier " << tiers[listing].name;
     }
+}
+
+// The int32 and float stages of MATRIX_MULTIPLY_INTEGER and MATRIX_MULTIPLY_INTEGER_TO_FLOAT in
+// every kernel: every row count, columns around one panel, K remainders, all signedness, zero
+// points in each form, bias or none, deferred tiles and K blocks where the kernel has them.
+TEST_P(QGemmKernelTest, OutputStages) {
+  const QGemmKernel& kernel = *GetParam().kernel;
+  std::mt19937 rng(kernel.mr * 31 + kernel.nr);
+  const std::vector<size_t> ks = KValues(kernel.kr);
+  int index = 0;
+  for (size_t m = 1; m <= kernel.mr; ++m)
+    for (size_t n : {size_t{1}, size_t{kernel.nr - 1}, size_t{kernel.nr}, size_t{kernel.nr + 1}}) {
+      ++index;
+      const size_t k = ks[static_cast<size_t>(index) % ks.size()];
+      const ZeroPoints zero_points = static_cast<ZeroPoints>(index % 3);
+      const Operands o = FitB(RandomOperands(rng, m, n, k, index & 1, index & 2, zero_points), kernel, rng);
+      const uint8_t stage = index % 3 == 0 ? cpuml::kStageInt32 : cpuml::kStageFloat32;
+      CheckStage(o, stage, index & 4, index % 5 < 2, index % 2 == 0, rng);
+      if (HasFatalFailure()) return;
+    }
+  if (kernel.k_block_groups == 0) return;
+  const size_t k = 2 * size_t{kernel.k_block_groups} * kernel.kr + 3 * kernel.kr + 1;
+  for (uint8_t stage : {cpuml::kStageInt32, cpuml::kStageFloat32}) {
+    const Operands o = FitB(RandomOperands(rng, kernel.mr, kernel.nr, k, stage & 1, true), kernel, rng);
+    CheckStage(o, stage, true, false, true, rng, kernel.k_block_groups);
+    if (HasFatalFailure()) return;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, QGemmKernelTest, testing::ValuesIn(RegisteredQGemmKernels()), KernelTestName);
