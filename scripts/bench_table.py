@@ -62,6 +62,29 @@ def main():
                     x, y = rows.get(f"qgemm/{a[0]}/{a[1]}/{s}/threads:{t}"), rows.get(f"qgemm/{b[0]}/{b[1]}/{s}/threads:{t}")
                     cells.append(f"{x['GOPS'] / y['GOPS']:.2f}" if x and y and "GOPS" in x and "GOPS" in y else "-")
                 print(f"| {s} | {t} | " + " | ".join(cells) + " |")
+    # The dynamic int8 path: float A quantized at run time, float out (bench/dynamic_quant_bench.cc).
+    dynamic_types = [t for t in ("u8s8", "s8s8") if any(n.startswith(f"dqmatmul/cpuml/{t}/") for n in rows)]
+    if dynamic_types:
+        print("\nDynamic int8 path, GOPS: dqmatmul = DYNAMIC_QUANTIZE_LINEAR + MATRIX_MULTIPLY_INTEGER_TO_FLOAT (float in,"
+              " float out); i2f = MATRIX_MULTIPLY_INTEGER_TO_FLOAT alone, against cpuml's QLinearMatMul (qgemm) and"
+              " oneDNN's int8 matmul with a float destination (A already quantized) in the same run:\n")
+        print("| M x K x N | threads | types | dqmatmul | i2f | qgemm | oneDNN i2f | i2f / qgemm | dqmatmul / oneDNN i2f |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        dyn_shapes = sorted({re.search(r"/(\d+x\d+x\d+)/", n).group(1) for n in rows if n.startswith("dqmatmul/")},
+                            key=lambda s: [int(x) for x in s.split("x")])
+        for sh in dyn_shapes:
+            for t in threads:
+                for types in dynamic_types:
+                    get = lambda name: rows.get(f"{name}/{types}/{sh}/threads:{t}")
+                    dq, i2f, q, dnn = get("dqmatmul/cpuml"), get("i2f/cpuml"), get("qgemm/cpuml"), get("i2f/onednn")
+                    ratio = lambda x, y: f"{x['GOPS'] / y['GOPS']:.2f}" if x and y and "GOPS" in x and "GOPS" in y else "-"
+                    print(f"| {sh} | {t} | {types} | {fmt(dq, 'GOPS')} | {fmt(i2f, 'GOPS')} | {fmt(q, 'GOPS')} | "
+                          f"{fmt(dnn, 'GOPS')} | {ratio(i2f, q)} | {ratio(dq, dnn)} |")
+    quantize = sorted(n for n in rows if n.startswith("dql/"))
+    if quantize:
+        print("\nDYNAMIC_QUANTIZE_LINEAR, FLOAT32 to UINT8, GB/s of input (per tensor reads the input twice):\n")
+        for n in quantize:
+            print(f"- {n}: {fmt(rows[n], 'GB/s')} GB/s")
     kernels = sorted({n.split("/")[1] for n in rows if n.startswith("qgemm/") and "__" in n.split("/")[1]})
     if kernels:
         print("\nEvery registered kernel this CPU runs, u8s8 (u8s7 for kernels that need 7-bit B), 1 thread, GOPS"
