@@ -5,6 +5,8 @@
 //   CPUML_TIER                     the tier namespace, so every instantiation is the tier's own
 //   CPUML_XSIMD_ARCH               the xsimd architecture tag
 //   CpuStoreQuantized(p, q)        stores the low byte of every lane of q at p
+//   CpuDivide(x, s)                x / s, correctly rounded (IEEE division: xsimd 8's operator/ on
+//                                  neon64 is a reciprocal estimate refined by Newton steps)
 // It defines cpuml::CPUML_TIER::kQuantizeKernels. Every step is exact or element-wise: min and
 // max give the same answer in any order, and division, the clamp and rounding to nearest even
 // are IEEE operations that every tier performs alike, so the bytes match the scalar tier's.
@@ -74,7 +76,7 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   const QuantizeInt zp(zero_point);
   size_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
-    QuantizeFloat v = QuantizeFloat::load_unaligned(x + i) / s;
+    QuantizeFloat v = CpuDivide(QuantizeFloat::load_unaligned(x + i), s);
     v = xsimd::select(xsimd::isnan(v), zero, v);  // (v != v is an ordered compare on AVX: false for NaN)
     // No NaN is left, so min and max agree on every architecture.
     v = xsimd::min(xsimd::max(v, vlo), vhi);

@@ -1,5 +1,6 @@
 // Caller-owned scratch: an execute given TemporaryResourceSize bytes of scratch makes no heap
-// allocation at all, on any thread, on every tier, even as an operator's first execute. Every
+// allocation at all, on any thread, on every tier, even as an operator's first execute: every
+// operator (the fills, the three matrix multiplications, DYNAMIC_QUANTIZE_LINEAR). Every
 // allocation in the process (cpuml, libstdc++, pthreadpool) goes through malloc and its
 // relatives, which this binary interposes with counting versions, so it is a binary of its own
 // (and is not built with the sanitizers, which interpose malloc themselves).
@@ -9,6 +10,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <random>
 
 #include "tests/qgemm_support.h"
 
@@ -129,6 +131,131 @@ TEST_P(ScratchTest, QuantizedMatMulExecuteAllocatesNothing) {
         ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
         EXPECT_EQ(made, 0) << "execute " << call << " with caller scratch allocated";
         EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected);
+      }
+    }
+  DestroyPool(pool);
+}
+
+// MATRIX_MULTIPLY_INTEGER and MATRIX_MULTIPLY_INTEGER_TO_FLOAT (per-row A scale and zero point,
+// per-column B scale, zero point and bias), as QUANTIZED_LINEAR_MATRIX_MULTIPLY above.
+TEST_P(ScratchTest, MatMulIntegerExecutesAllocateNothing) {
+  pthreadpool_t pool = CreatePool(2);
+  for (MatMulOp op_kind : {MatMulOp::kInteger, MatMulOp::kIntegerToFloat})
+    for (uint32_t m : {1u, 37u})
+      for (bool b_owned : {true, false}) {
+        SCOPED_TRACE(testing::Message() << (op_kind == MatMulOp::kInteger ? "MATRIX_MULTIPLY_INTEGER"
+                                                                           : "MATRIX_MULTIPLY_INTEGER_TO_FLOAT")
+                                        << ", M " << m << (b_owned ? ", owned B" : ", B bound per call"));
+        QConfig c;
+        c.op = op_kind;
+        c.m = m;
+        c.k = 300;
+        c.n = 70;
+        c.b_owned = b_owned;
+        c.a_scale = Quant::kPerChannel;
+        c.a_zero = Quant::kPerChannel;
+        c.b_scale = Quant::kPerChannel;
+        c.b_zero = Quant::kPerChannel;
+        c.bias = Quant::kPerChannel;
+        c.signed_scales = true;
+        QProblem problem(c);
+        OperatorPtr op;
+        ASSERT_EQ(problem.CreateInitialized(&op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+        CPUML_BINDING_PROPERTIES properties{};
+        ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
+        if (b_owned) {
+          EXPECT_GE(properties.PersistentResourceSize, uint64_t{c.k} * c.n);
+        } else {
+          EXPECT_GE(properties.TemporaryResourceSize, uint64_t{c.k} * c.n);
+          EXPECT_EQ(properties.PersistentResourceSize, 0u);
+        }
+        Scratch scratch(properties.TemporaryResourceSize);
+        const CPUML_BUFFER_BINDING scratch_binding = scratch.Binding();
+        const auto exec = problem.Inputs(true);
+        const uint32_t input_count = static_cast<uint32_t>(exec.size());
+        ASSERT_EQ(input_count, op_kind == MatMulOp::kInteger ? 4u : 7u);
+        const CPUML_BUFFER_BINDING out = problem.buffer(QProblem::kOut).Binding();
+        const std::vector<uint8_t> original = problem.buffer(QProblem::kOut).Bytes();
+        const std::vector<uint8_t> expected = problem.Expected();
+        for (int call = 0; call < 2; ++call) {
+          memcpy(problem.buffer(QProblem::kOut).data(), original.data(), original.size());
+          cpuml_status status = CPUML_STATUS_INVALID_STATE;
+          const long made = AllocationsOf([&] {
+            status = cpuml_execute_operator_with_scratch(op.get(), exec.data(), input_count, &out, 1, &scratch_binding,
+                                                         pool);
+          });
+          ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+          EXPECT_EQ(made, 0) << "execute " << call << " with caller scratch allocated";
+          EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected);
+        }
+      }
+  DestroyPool(pool);
+}
+
+// DYNAMIC_QUANTIZE_LINEAR, per tensor (rows split between tasks, the range reduced across them)
+// and per row, FLOAT32 and FLOAT16 input: with the scratch it reports (none), its first and
+// second executes allocate nothing, and give the reference's bytes.
+TEST_P(ScratchTest, DynamicQuantizeExecuteAllocatesNothing) {
+  pthreadpool_t pool = CreatePool(2);
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> dist(-3.0f, 7.0f);
+  for (bool per_row : {false, true})
+    for (CPUML_TENSOR_DATA_TYPE in_type : {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_DATA_TYPE_FLOAT16}) {
+      SCOPED_TRACE(testing::Message() << (per_row ? "per row" : "per tensor")
+                                      << (in_type == CPUML_TENSOR_DATA_TYPE_FLOAT16 ? ", FLOAT16" : ", FLOAT32"));
+      const std::vector<uint32_t> sizes{2, 3, 70000};
+      const std::vector<uint32_t> parameter_sizes = per_row ? std::vector<uint32_t>{2, 3, 1} : std::vector<uint32_t>{1};
+      const TensorDesc input(in_type, sizes), output(CPUML_TENSOR_DATA_TYPE_UINT8, sizes),
+          scale(CPUML_TENSOR_DATA_TYPE_FLOAT32, parameter_sizes), zero_point(CPUML_TENSOR_DATA_TYPE_UINT8, parameter_sizes);
+      GuardedBuffer in(input.MinimumBytes(), 0);
+      for (uint64_t i = 0; i < input.ElementCount(); ++i) {
+        const float v = dist(rng);
+        if (in_type == CPUML_TENSOR_DATA_TYPE_FLOAT16) {
+          const uint16_t h = cpuml::FloatToHalf(v);
+          memcpy(in.data() + 2 * i, &h, 2);
+        } else {
+          memcpy(in.data() + 4 * i, &v, 4);
+        }
+      }
+      const TensorDesc* out_descs[3] = {&output, &scale, &zero_point};
+      std::vector<GuardedBuffer> outputs, expected;
+      for (const TensorDesc* d : out_descs) {
+        outputs.emplace_back(d->MinimumBytes(), 0x3C);
+        expected.emplace_back(d->MinimumBytes(), 0x3C);
+      }
+      // The scalar reference: 4-D views with leading sizes of 1.
+      const std::vector<uint32_t> in4{1, sizes[0], sizes[1], sizes[2]};
+      const std::vector<uint32_t> p4 = per_row ? std::vector<uint32_t>{1, 2, 3, 1} : std::vector<uint32_t>{1, 1, 1, 1};
+      const std::vector<uint64_t> in_strides{0, uint64_t{sizes[1]} * sizes[2], sizes[2], 1};
+      const std::vector<uint64_t> p_strides = per_row ? std::vector<uint64_t>{0, 3, 1, 1} : std::vector<uint64_t>{0, 0, 0, 1};
+      cpuml::reference::DynamicQuantizeLinear({in_type, 4, in4.data(), in_strides.data(), in.data()},
+                                              {CPUML_TENSOR_DATA_TYPE_UINT8, 4, in4.data(), in_strides.data(),
+                                               expected[0].data()},
+                                              {CPUML_TENSOR_DATA_TYPE_FLOAT32, 4, p4.data(), p_strides.data(),
+                                               expected[1].data()},
+                                              {CPUML_TENSOR_DATA_TYPE_UINT8, 4, p4.data(), p_strides.data(),
+                                               expected[2].data()});
+      const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC desc{input.get(), output.get(), scale.get(), zero_point.get()};
+      const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &desc};
+      cpuml_operator* raw = nullptr;
+      ASSERT_EQ(cpuml_create_operator(&op_desc, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+      OperatorPtr op(raw);
+      CPUML_BINDING_PROPERTIES properties{1, 1};
+      ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
+      EXPECT_EQ(properties.PersistentResourceSize, 0u);
+      Scratch scratch(properties.TemporaryResourceSize);
+      const CPUML_BUFFER_BINDING scratch_binding = scratch.Binding();
+      const CPUML_BUFFER_BINDING input_binding = in.Binding();
+      const CPUML_BUFFER_BINDING bindings[3] = {outputs[0].Binding(), outputs[1].Binding(), outputs[2].Binding()};
+      for (int call = 0; call < 2; ++call) {
+        for (GuardedBuffer& b : outputs) memset(b.data(), 0x3C, b.size());
+        cpuml_status status = CPUML_STATUS_INVALID_STATE;
+        const long made = AllocationsOf([&] {
+          status = cpuml_execute_operator_with_scratch(op.get(), &input_binding, 1, bindings, 3, &scratch_binding, pool);
+        });
+        ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+        EXPECT_EQ(made, 0) << "execute " << call << " with caller scratch allocated";
+        for (int i = 0; i < 3; ++i) EXPECT_EQ(outputs[i].Bytes(), expected[i].Bytes()) << "output " << i;
       }
     }
   DestroyPool(pool);

@@ -21,6 +21,11 @@ inline void CpuStoreQuantized(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XS
   _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(words));
 }
 
+inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuDivide(const xsimd::batch<float, CPUML_XSIMD_ARCH>& x,
+                                                      const xsimd::batch<float, CPUML_XSIMD_ARCH>& s) {
+  return x / s;  // divps: IEEE division
+}
+
 }  // namespace
 }  // namespace avx2
 }  // namespace cpuml

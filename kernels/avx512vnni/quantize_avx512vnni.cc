@@ -18,6 +18,11 @@ inline void CpuStoreQuantized(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XS
   _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm512_cvtepi32_epi8(q));
 }
 
+inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuDivide(const xsimd::batch<float, CPUML_XSIMD_ARCH>& x,
+                                                      const xsimd::batch<float, CPUML_XSIMD_ARCH>& s) {
+  return x / s;  // divps: IEEE division
+}
+
 }  // namespace
 }  // namespace avx512vnni
 }  // namespace cpuml

@@ -20,6 +20,13 @@ inline void CpuStoreQuantized(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XS
   vst1_lane_u32(reinterpret_cast<uint32_t*>(dst), vreinterpret_u32_u8(bytes), 0);
 }
 
+// FDIV, correctly rounded: xsimd 8's float division on neon64 refines a reciprocal estimate
+// instead, whose last bit can differ (and a quotient near .5 then rounds the other way).
+inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuDivide(const xsimd::batch<float, CPUML_XSIMD_ARCH>& x,
+                                                      const xsimd::batch<float, CPUML_XSIMD_ARCH>& s) {
+  return vdivq_f32(x, s);
+}
+
 }  // namespace
 }  // namespace neon
 }  // namespace cpuml

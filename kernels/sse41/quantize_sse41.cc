@@ -20,6 +20,11 @@ inline void CpuStoreQuantized(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XS
   memcpy(dst, &word, sizeof word);
 }
 
+inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuDivide(const xsimd::batch<float, CPUML_XSIMD_ARCH>& x,
+                                                      const xsimd::batch<float, CPUML_XSIMD_ARCH>& s) {
+  return x / s;  // divps: IEEE division
+}
+
 }  // namespace
 }  // namespace sse41
 }  // namespace cpuml

@@ -1,11 +1,21 @@
-// libFuzzer target over the whole C API: create, initialize and execute of all three operators
-// with hostile descriptors and bindings exactly as large as the descriptors declare, including
-// virtual bindings far beyond physical memory (MAP_NORESERVE), so size-arithmetic bugs are
-// reachable. Checked on every input:
+// libFuzzer target over the whole C API: create, initialize and execute of every operator (the
+// fills, QUANTIZED_LINEAR_MATRIX_MULTIPLY, MATRIX_MULTIPLY_INTEGER,
+// MATRIX_MULTIPLY_INTEGER_TO_FLOAT, DYNAMIC_QUANTIZE_LINEAR) with hostile descriptors and
+// bindings exactly as large as the descriptors declare, including virtual bindings far beyond
+// physical memory (MAP_NORESERVE), so size-arithmetic bugs are reachable. Checked on every input:
+//   - no access outside a binding: the bytes of a heap binding's allocation around it (its
+//     rounding, and the room that keeps an alignment promise deterministic) are poisoned under
+//     AddressSanitizer and hold canaries that must survive;
 //   - a failed call writes nothing (outputs keep their bytes; a large output keeps every page
 //     unmapped) and leaves a message;
 //   - an accepted operator of small work gives exactly the scalar reference's bytes.
+// The three operators added in 0.2 are also executed with caller scratch (exact, or short,
+// misaligned or NULL, which must be refused; guarded like the bindings), with an output bound
+// over an input or another output (which must be refused), and their inputs must keep their
+// bytes. The rules of an accepted descriptor are checked independently of the library.
 // The same function replays the seed corpus as an ordinary test (corpus_replay.cc).
+#include <float.h>
+#include <math.h>
 #include <pthreadpool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,8 +29,20 @@
 #include <vector>
 
 #include "cpuml/cpuml.h"
+#include "kernels/common/half.h"
 #include "kernels/registry.h"
 #include "tests/reference/reference.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CPUML_FUZZ_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CPUML_FUZZ_ASAN 1
+#endif
+#endif
+#ifdef CPUML_FUZZ_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 // Outcomes over all inputs run so far (corpus_replay.cc prints them).
 struct FuzzStats {
@@ -37,6 +59,10 @@ constexpr uint64_t kHeapBindingLimit = 1u << 20;
 constexpr uint64_t kMaxExecutedElements = 1u << 16;
 constexpr uint64_t kMaxExecutedMacs = 1u << 22;
 constexpr uint64_t kMaxReferenceElements = 1u << 14;
+// Nor is an operator initialized whose owned inputs it would keep in more than this: an owned
+// input other than B is copied whole, its strides' reach, which a few elements far apart make
+// gigabytes (read from an untouched mapping, so the copy alone takes seconds and the memory).
+constexpr uint64_t kMaxPersistentBytes = uint64_t{64} << 20;
 
 [[noreturn]] void Fail(const char* what) {
   fprintf(stderr, "cpuml fuzz: %s (last message: %s)\n", what, cpuml_last_error_message());
@@ -107,7 +133,10 @@ struct FuzzTensor {
   uint64_t minimum_bytes = 0; // DirectML's rule
   uint64_t effective_strides[8] = {};
 
-  void Read(Input& in, int32_t type, uint32_t min_rank, uint32_t max_rank) {
+  // `forced` (with `forced_rank` entries): sizes the harness derived from other members, so that
+  // consistent descriptors are common; the rank and sizes are then not read from the input.
+  void Read(Input& in, int32_t type, uint32_t min_rank, uint32_t max_rank, const uint32_t* forced = nullptr,
+            uint32_t forced_rank = 0) {
     const uint8_t shape = in.Byte();
     // A hostile type, flag or rank now and then; the intended ones mostly.
     int32_t raw_type = type;
@@ -117,12 +146,15 @@ struct FuzzTensor {
     int32_t flags = (shape & 1) ? CPUML_TENSOR_FLAG_OWNED_BY_CPUML : CPUML_TENSOR_FLAG_NONE;
     if ((shape & 0x0E) == 0x0E) flags = static_cast<int32_t>(in.U32());
     memcpy(&buffer.Flags, &flags, sizeof flags);
-    uint32_t rank = min_rank + in.Byte() % (max_rank - min_rank + 1);
-    if ((shape & 0x06) == 0x06) rank = in.Byte() % 10;
+    uint32_t rank = forced_rank;
+    if (!forced) {
+      rank = min_rank + in.Byte() % (max_rank - min_rank + 1);
+      if ((shape & 0x06) == 0x06) rank = in.Byte() % 10;
+    }
     buffer.DimensionCount = rank;
     const bool given_strides = (shape & 0x10) != 0;
     for (uint32_t d = 0; d < std::min<uint32_t>(rank, 8); ++d) {
-      sizes[d] = in.Size();
+      sizes[d] = forced ? forced[d] : in.Size();
       if (given_strides) strides[d] = in.Stride();
     }
     buffer.Sizes = sizes;
@@ -174,25 +206,58 @@ class Binding {
   Binding(const Binding&) = delete;
   Binding& operator=(const Binding&) = delete;
   ~Binding() {
-    if (mapped_) munmap(data_, bytes_);
-    else free(data_);
+    if (mapped_) {
+      munmap(base_, capacity_);
+    } else if (base_) {
+#ifdef CPUML_FUZZ_ASAN
+      ASAN_UNPOISON_MEMORY_REGION(base_, capacity_);
+#endif
+      free(base_);
+    }
   }
-  void Allocate(uint64_t bytes, Input& in) {
+  // `alignment` is the descriptor's GuaranteedBaseOffsetAlignment. The binding keeps that promise
+  // where it is a power of two up to a page; a larger one it breaks, the same way on every run
+  // (the data one page past an 8 KiB boundary), so that no outcome depends on where the allocator
+  // or the kernel happens to place a block.
+  void Allocate(uint64_t bytes, Input& in, uint32_t alignment) {
     bytes_ = bytes;
+    uint64_t align = 64;
+    if (alignment > 64 && alignment <= 4096 && (alignment & (alignment - 1)) == 0) align = alignment;
+    if (alignment > 4096) {
+      align = 8192;
+      offset_ = 4096;
+    }
     if (bytes <= kHeapBindingLimit) {
-      data_ = static_cast<uint8_t*>(aligned_alloc(64, std::max<uint64_t>(64, (bytes + 63) / 64 * 64)));
+      capacity_ = std::max<uint64_t>(align, (offset_ + bytes + align - 1) / align * align);
+      base_ = static_cast<uint8_t*>(aligned_alloc(align, capacity_));
+      data_ = base_ + offset_;
       // A few fuzzer bytes repeated: data that is not all zero, cheaply.
       const uint64_t pattern = in.U64();
       for (uint64_t i = 0; i < bytes; ++i) data_[i] = static_cast<uint8_t>((pattern >> (8 * (i % 8))) ^ (i * 7));
+      // The rest of the allocation, before and past the binding: canaries, and poisoned under
+      // AddressSanitizer, so that an access outside the declared size is seen even there.
+      memset(base_, kCanary, offset_);
+      memset(data_ + bytes, kCanary, capacity_ - offset_ - bytes);
+#ifdef CPUML_FUZZ_ASAN
+      ASAN_POISON_MEMORY_REGION(base_, offset_);
+      ASAN_POISON_MEMORY_REGION(data_ + bytes, capacity_ - offset_ - bytes);
+#endif
       return;
     }
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    const uint64_t slack = offset_ ? 8192 : 0;
+    void* p = bytes > UINT64_MAX - slack ? MAP_FAILED
+                                         : mmap(nullptr, bytes + slack, PROT_READ | PROT_WRITE,
+                                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
       bytes_ = 0;
       return;
     }
-    madvise(p, bytes, MADV_NOHUGEPAGE);
-    data_ = static_cast<uint8_t*>(p);
+    capacity_ = bytes + slack;
+    madvise(p, capacity_, MADV_NOHUGEPAGE);
+    base_ = static_cast<uint8_t*>(p);
+    data_ = base_;
+    if (offset_)
+      while (reinterpret_cast<uintptr_t>(data_) % 8192 != offset_) data_ += 4096;
     mapped_ = true;
   }
   uint8_t* data() const { return data_; }
@@ -207,6 +272,16 @@ class Binding {
     return true;
   }
   bool mapped() const { return mapped_; }
+  // The canaries past a heap binding's end are intact (under AddressSanitizer the poisoning has
+  // already stopped any access there).
+  bool GuardIntact() const {
+#ifndef CPUML_FUZZ_ASAN
+    if (base_ && !mapped_)
+      for (uint64_t i = 0; i < capacity_; ++i)
+        if ((i < offset_ || i >= offset_ + bytes_) && base_[i] != kCanary) return false;
+#endif
+    return true;
+  }
   CPUML_BUFFER_BINDING Get() const { return {data_, bytes_}; }
   std::vector<uint8_t> Snapshot() const { return mapped_ || !data_ ? std::vector<uint8_t>() : std::vector<uint8_t>(data_, data_ + bytes_); }
   // True if nothing was written since the snapshot (heap) or since the mapping (no page touched).
@@ -221,8 +296,9 @@ class Binding {
   }
 
  private:
-  uint8_t* data_ = nullptr;
-  uint64_t bytes_ = 0;
+  static constexpr uint8_t kCanary = 0xA5;
+  uint8_t *base_ = nullptr, *data_ = nullptr;  // the allocation or mapping, and the binding in it
+  uint64_t bytes_ = 0, capacity_ = 0, offset_ = 0;
   bool mapped_ = false;
 };
 
@@ -299,6 +375,13 @@ OperatorPtr Create(const CPUML_OPERATOR_DESC& desc) {
   return OperatorPtr(op);
 }
 
+// The operator keeps at most kMaxPersistentBytes after initialize.
+bool PersistentFits(const cpuml_operator* op) {
+  CPUML_BINDING_PROPERTIES properties{};
+  FUZZ_CHECK(cpuml_get_binding_properties(op, &properties) == CPUML_STATUS_SUCCESS);
+  return properties.PersistentResourceSize <= kMaxPersistentBytes;
+}
+
 void FuzzFill(Input& in, bool sequence) {
   FuzzTensor out;
   const int32_t type = 1 + in.Byte() % 8;
@@ -323,7 +406,7 @@ void FuzzFill(Input& in, bool sequence) {
   FUZZ_CHECK(out.sane);  // the library accepted it, so it must be well-formed
   FUZZ_CHECK(cpuml_initialize_operator(op.get(), nullptr, 0) == CPUML_STATUS_SUCCESS);
   Binding output;
-  output.Allocate(out.buffer.TotalTensorSizeInBytes, in);
+  output.Allocate(out.buffer.TotalTensorSizeInBytes, in, out.buffer.GuaranteedBaseOffsetAlignment);
   const CPUML_BUFFER_BINDING binding = Bind(output, in);
   const FuzzPool fuzz_pool(in.Byte());
   const pthreadpool_t pool = fuzz_pool.get();
@@ -332,6 +415,7 @@ void FuzzFill(Input& in, bool sequence) {
   const bool runs = out.elements <= (output.mapped() ? kMaxExecutedElements : 8 * kMaxExecutedElements);
   if (!runs) return;
   const cpuml_status s = cpuml_execute_operator(op.get(), nullptr, 0, &binding, 1, pool);
+  FUZZ_CHECK(output.GuardIntact());
   if (s != CPUML_STATUS_SUCCESS) {
     FUZZ_CHECK(output.Unchanged(before));
     FUZZ_CHECK(cpuml_last_error_message()[0] != '\0');
@@ -386,12 +470,12 @@ void FuzzMatMul(Input& in) {
   const bool small = !__builtin_mul_overflow(batches, m * n, &work) && work <= kMaxExecutedElements &&
                      !__builtin_mul_overflow(work, k, &macs) && macs <= kMaxExecutedMacs &&
                      t[kA].elements <= kMaxExecutedMacs && t[kB].elements <= kMaxExecutedMacs;
-  if (!small) return;
+  if (!small || !PersistentFits(op.get())) return;
   Binding memory[kCount];  // every member's declared bytes
   CPUML_BUFFER_BINDING inputs[kOut];
   for (int i = 0; i < kCount; ++i) {
     if (!descs[i]) continue;
-    memory[i].Allocate(t[i].buffer.TotalTensorSizeInBytes, in);
+    memory[i].Allocate(t[i].buffer.TotalTensorSizeInBytes, in, t[i].buffer.GuaranteedBaseOffsetAlignment);
     if (sane_scales && (i == kAScale || i == kBScale || i == kOutScale) && !memory[i].mapped() && memory[i].data()) {
       float* f = reinterpret_cast<float*>(memory[i].data());
       for (uint64_t e = 0; e < memory[i].bytes() / 4; ++e) f[e] = 0.001f + static_cast<float>(in.Byte()) / 64.0f;
@@ -405,6 +489,7 @@ void FuzzMatMul(Input& in) {
 
   cpuml_status s = cpuml_initialize_operator(op.get(), inputs, kOut);
   if (s == CPUML_STATUS_SUCCESS) s = cpuml_execute_operator(op.get(), inputs, kOut, &output, 1, pool);
+  for (int i = 0; i < kCount; ++i) FUZZ_CHECK(memory[i].GuardIntact());
   if (s != CPUML_STATUS_SUCCESS) {
     FUZZ_CHECK(memory[kOut].Unchanged(before));
     FUZZ_CHECK(cpuml_last_error_message()[0] != '\0');
@@ -424,6 +509,404 @@ void FuzzMatMul(Input& in) {
   ++g_fuzz_stats.compared;
 }
 
+// ---- The operators added in 0.2: MATRIX_MULTIPLY_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT and
+// DYNAMIC_QUANTIZE_LINEAR. Their byte layouts are their own (the older operators' are unchanged).
+
+// Caller scratch outside which nothing may be touched: `bytes` at `offset` past a 64-byte aligned
+// address, every other byte of the allocation a canary (poisoned under AddressSanitizer).
+class Scratch {
+ public:
+  Scratch(uint64_t bytes, uint64_t offset)
+      : bytes_(bytes), offset_(offset), capacity_((offset + bytes + 64 + 63) / 64 * 64),
+        base_(static_cast<uint8_t*>(aligned_alloc(64, capacity_))) {
+    memset(base_, kCanary, capacity_);
+#ifdef CPUML_FUZZ_ASAN
+    ASAN_POISON_MEMORY_REGION(base_, offset_);
+    ASAN_POISON_MEMORY_REGION(base_ + offset_ + bytes_, capacity_ - offset_ - bytes_);
+#endif
+  }
+  ~Scratch() {
+#ifdef CPUML_FUZZ_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(base_, capacity_);
+#endif
+    free(base_);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  uint8_t* data() const { return base_ + offset_; }
+  bool GuardIntact() const {
+#ifndef CPUML_FUZZ_ASAN
+    for (uint64_t i = 0; i < capacity_; ++i)
+      if ((i < offset_ || i >= offset_ + bytes_) && base_[i] != kCanary) return false;
+#endif
+    return true;
+  }
+
+ private:
+  static constexpr uint8_t kCanary = 0x5C;
+  uint64_t bytes_, offset_, capacity_;
+  uint8_t* base_;
+};
+
+// Scratch larger than this is not made: such an operator executes without caller scratch.
+constexpr uint64_t kMaxScratchBytes = uint64_t{64} << 20;
+
+// Executes as the scratch byte says (bits 0-1): 0 cpuml_execute_operator; 1 caller scratch of
+// exactly TemporaryResourceSize bytes; 2 a NULL scratch pointer (a plain execute); 3 scratch the
+// library must refuse (bits 2-3 mod 3): one byte short, 8 bytes past 64-byte alignment, or Data
+// NULL. *must_fail is set where the documentation requires the refusal.
+cpuml_status ExecuteAsScratchSays(cpuml_operator* op, uint8_t mode, const CPUML_BUFFER_BINDING* inputs,
+                                  uint32_t input_count, const CPUML_BUFFER_BINDING* outputs, uint32_t output_count,
+                                  pthreadpool_t pool, bool* must_fail) {
+  *must_fail = false;
+  CPUML_BINDING_PROPERTIES properties{};
+  FUZZ_CHECK(cpuml_get_binding_properties(op, &properties) == CPUML_STATUS_SUCCESS);
+  const uint64_t need = properties.TemporaryResourceSize;
+  const uint8_t how = mode & 3;
+  if (how == 0 || need > kMaxScratchBytes)
+    return cpuml_execute_operator(op, inputs, input_count, outputs, output_count, pool);
+  if (how == 2) return cpuml_execute_operator_with_scratch(op, inputs, input_count, outputs, output_count, nullptr, pool);
+  enum { kExact, kShort, kMisaligned, kNull };
+  const int kind = how == 1 ? kExact : 1 + (mode >> 2) % 3;
+  const Scratch scratch(need, kind == kMisaligned ? 8 : 0);
+  CPUML_BUFFER_BINDING binding{scratch.data(), need};
+  if (kind == kShort && need > 0) binding.SizeInBytes = need - 1;
+  if (kind == kNull) binding.Data = nullptr;
+  *must_fail = (kind == kShort && need > 0) || kind == kMisaligned || (kind == kNull && need > 0);
+  const cpuml_status s =
+      cpuml_execute_operator_with_scratch(op, inputs, input_count, outputs, output_count, &binding, pool);
+  FUZZ_CHECK(scratch.GuardIntact());
+  return s;
+}
+
+// One float of a member whose values the fuzzer picks: multiples of 1/16 in [-8, 8), or, with
+// specials, one byte in 32 (0xF8 and up) NaN, an infinity, -0, +-FLT_MAX, a subnormal or FLT_MIN.
+float FuzzFloat(uint8_t b, bool specials) {
+  if (specials && b >= 0xF8) {
+    const float values[8] = {NAN, INFINITY, -INFINITY, -0.0f, FLT_MAX, -FLT_MAX, 1e-40f, FLT_MIN};
+    return values[b & 7];
+  }
+  return static_cast<float>(static_cast<int8_t>(b)) / 16.0f;
+}
+
+// Fills a FLOAT32 or FLOAT16 member's heap binding as the mode byte says: below 0x80 ordinary
+// values, below 0xF0 with specials among them, else the binding's pattern bits left as they are
+// (any bits: NaNs and infinities included).
+void FillFloats(Binding& b, int32_t type, uint8_t mode, Input& in) {
+  if (mode >= 0xF0 || b.mapped() || !b.data()) return;
+  const bool specials = mode >= 0x80;
+  if (type == CPUML_TENSOR_DATA_TYPE_FLOAT16) {
+    for (uint64_t e = 0; e < b.bytes() / 2; ++e) {
+      const uint16_t h = cpuml::FloatToHalf(FuzzFloat(in.Byte(), specials));
+      memcpy(b.data() + 2 * e, &h, sizeof h);
+    }
+  } else {
+    for (uint64_t e = 0; e < b.bytes() / 4; ++e) {
+      const float f = FuzzFloat(in.Byte(), specials);
+      memcpy(b.data() + 4 * e, &f, sizeof f);
+    }
+  }
+}
+
+// A tensor of rank <= 4 as 4-D, leading dimensions padded with size 1 (stride 0).
+void PadTo4(const FuzzTensor& t, uint32_t sizes4[4], uint64_t strides4[4]) {
+  const uint32_t rank = t.buffer.DimensionCount, pad = 4 - std::min<uint32_t>(rank, 4);
+  for (uint32_t d = 0; d < 4; ++d) {
+    sizes4[d] = d < pad ? 1 : t.sizes[d - pad];
+    strides4[d] = d < pad ? 0 : t.effective_strides[d - pad];
+  }
+}
+
+int32_t TypeOf(const FuzzTensor& t) {
+  int32_t type;
+  memcpy(&type, &t.buffer.DataType, sizeof type);
+  return type;
+}
+
+bool IsOwned(const FuzzTensor& t) {
+  int32_t flags;
+  memcpy(&flags, &t.buffer.Flags, sizeof flags);
+  return (flags & CPUML_TENSOR_FLAG_OWNED_BY_CPUML) != 0;
+}
+
+// The last `rank` of four sizes: a derived descriptor of that rank.
+void ReadDerived(FuzzTensor& t, Input& in, int32_t type, uint32_t min_rank, uint32_t max_rank, const uint32_t sizes4[4],
+                 uint32_t rank) {
+  t.Read(in, type, min_rank, max_rank, sizes4 + 4 - rank, rank);
+}
+
+// MATRIX_MULTIPLY_INTEGER (to_float false) and MATRIX_MULTIPLY_INTEGER_TO_FLOAT. Bytes: A's and
+// B's types; which members are absent; how shapes are made (bit 7 clear: every member but A
+// derived from A's sizes and an N, with bits 0-4 choosing per-row or per-column for AScale,
+// AZeroPoint, BScale, BZeroPoint and Bias, and bits 5-6 B's batch and channel sizes 1; set:
+// every size from the fuzzer); the tensors in descriptor order; the float mode of the scales and
+// bias; the data; the bindings; aliasing; the pool; the scratch and initialize mode.
+void FuzzMatMulInteger(Input& in, bool to_float) {
+  enum { kA, kAScale, kAZero, kB, kBScale, kBZero, kBias, kOut, kCount };
+  static const int kIntegerMembers[] = {kA, kAZero, kB, kBZero, kOut};
+  static const int kToFloatMembers[] = {kA, kAScale, kAZero, kB, kBScale, kBZero, kBias, kOut};
+  const int* const members = to_float ? kToFloatMembers : kIntegerMembers;
+  const int count = to_float ? 8 : 5, input_count = count - 1;
+  const bool optional[kCount] = {false, false, true, false, false, true, true, false};
+  const int32_t a_type = in.Byte() & 1 ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8;
+  const int32_t b_type = in.Byte() & 1 ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8;
+  const int32_t f32 = CPUML_TENSOR_DATA_TYPE_FLOAT32;
+  const int32_t types[kCount] = {a_type, f32, a_type, b_type, f32, b_type, f32,
+                                 to_float ? f32 : static_cast<int32_t>(CPUML_TENSOR_DATA_TYPE_INT32)};
+  // Bit j: the member at descriptor position j is NULL if optional; 0xFF: every member is NULL.
+  const uint8_t absent = in.Byte();
+  const uint8_t shapes = in.Byte();
+  const bool derived = (shapes & 0x80) == 0;
+  FuzzTensor t[kCount];
+  const CPUML_TENSOR_DESC* descs[kCount] = {};
+  bool in_operator[kCount] = {};
+  uint32_t a4[4] = {1, 1, 1, 1}, n = 1, rank = 4;
+  for (int j = 0; j < count; ++j) {
+    const int role = members[j];
+    in_operator[role] = true;
+    if (role == kA || !derived) {
+      t[role].Read(in, types[role], 2, 4);
+    } else {
+      const auto bit = [&](int b) { return ((shapes >> b) & 1) != 0; };
+      uint32_t s[4] = {1, 1, 1, 1};
+      switch (role) {
+        case kB: s[0] = bit(5) ? 1 : a4[0]; s[1] = bit(6) ? 1 : a4[1]; s[2] = a4[3]; s[3] = n; break;
+        case kOut: s[0] = a4[0]; s[1] = a4[1]; s[2] = a4[2]; s[3] = n; break;
+        case kAScale: s[2] = bit(0) ? a4[2] : 1; break;
+        case kAZero: s[2] = bit(1) ? a4[2] : 1; break;
+        case kBScale: s[3] = bit(2) ? n : 1; break;
+        case kBZero: s[3] = bit(3) ? n : 1; break;
+        default: s[3] = bit(4) ? n : 1; break;  // kBias
+      }
+      ReadDerived(t[role], in, types[role], 2, 4, s, rank);
+    }
+    if (role == kA && derived) {
+      const uint32_t a_rank = t[kA].buffer.DimensionCount;
+      if (a_rank >= 2 && a_rank <= 4) {
+        rank = a_rank;
+        for (uint32_t d = 0; d < a_rank; ++d) a4[4 - a_rank + d] = t[kA].sizes[d];
+      }
+      n = in.Size();
+    }
+    descs[role] = ((absent >> j) & 1) && (optional[role] || absent == 0xFF) ? nullptr : &t[role].desc;
+  }
+  const CPUML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC integer_desc{descs[kA], descs[kAZero], descs[kB], descs[kBZero],
+                                                                  descs[kOut]};
+  const CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC to_float_desc{
+      descs[kA], descs[kAScale], descs[kAZero], descs[kB], descs[kBScale], descs[kBZero], descs[kBias], descs[kOut]};
+  OperatorPtr op = Create(to_float ? CPUML_OPERATOR_DESC{CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT, &to_float_desc}
+                                   : CPUML_OPERATOR_DESC{CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER, &integer_desc});
+  if (!op) return;
+  // Accepted: every rule of the documentation holds, checked here independently of the library.
+  // (A hostile type byte may have picked the other 8-bit type for A or B: it is as valid.)
+  uint32_t sizes4[kCount][4];
+  uint64_t strides4[kCount][4];
+  for (int role = 0; role < kCount; ++role) {
+    if (!in_operator[role]) continue;
+    FUZZ_CHECK(descs[role] || optional[role]);
+    if (!descs[role]) continue;
+    FUZZ_CHECK(t[role].sane);
+    FUZZ_CHECK(t[role].buffer.DimensionCount >= 2 && t[role].buffer.DimensionCount <= 4);
+    PadTo4(t[role], sizes4[role], strides4[role]);
+  }
+  for (int role : {kA, kB})
+    FUZZ_CHECK(TypeOf(t[role]) == CPUML_TENSOR_DATA_TYPE_INT8 || TypeOf(t[role]) == CPUML_TENSOR_DATA_TYPE_UINT8);
+  FUZZ_CHECK(!descs[kAZero] || TypeOf(t[kAZero]) == TypeOf(t[kA]));
+  FUZZ_CHECK(!descs[kBZero] || TypeOf(t[kBZero]) == TypeOf(t[kB]));
+  for (int role : {kAScale, kBScale, kBias, kOut})
+    FUZZ_CHECK(!descs[role] || TypeOf(t[role]) == types[role]);
+  FUZZ_CHECK(!IsOwned(t[kOut]));
+  const uint32_t m = sizes4[kOut][2], n_out = sizes4[kOut][3], k = sizes4[kA][3];
+  FUZZ_CHECK(sizes4[kA][2] == m && sizes4[kB][2] == k && sizes4[kB][3] == n_out);
+  for (int dim = 0; dim < 2; ++dim)
+    for (int role : {kA, kB}) FUZZ_CHECK(sizes4[role][dim] == 1 || sizes4[role][dim] == sizes4[kOut][dim]);
+  for (int role : {kAScale, kAZero, kBScale, kBZero, kBias}) {
+    if (!descs[role]) continue;
+    const uint32_t* s = sizes4[role];
+    const bool per_row = role == kAScale || role == kAZero;
+    FUZZ_CHECK(s[0] == 1 && s[1] == 1);
+    FUZZ_CHECK(per_row ? s[3] == 1 && (s[2] == 1 || s[2] == m) : s[2] == 1 && (s[3] == 1 || s[3] == n_out));
+  }
+  // Work bounded as QUANTIZED_LINEAR_MATRIX_MULTIPLY's, and tighter where the output is a
+  // mapping (each element written may map a page).
+  const uint64_t batches = uint64_t{sizes4[kOut][0]} * sizes4[kOut][1];
+  const bool out_mapped = t[kOut].buffer.TotalTensorSizeInBytes > kHeapBindingLimit;
+  uint64_t macs = 0, work = 0;
+  const bool small = !__builtin_mul_overflow(batches, uint64_t{m} * n_out, &work) &&
+                     work <= (out_mapped ? 4096 : kMaxExecutedElements) && !__builtin_mul_overflow(work, k, &macs) &&
+                     macs <= kMaxExecutedMacs && t[kA].elements <= kMaxExecutedMacs && t[kB].elements <= kMaxExecutedMacs;
+  if (!small || !PersistentFits(op.get())) return;
+  const uint8_t float_mode = to_float ? in.Byte() : 0;
+  Binding memory[kCount];
+  for (int j = 0; j < count; ++j) {
+    const int role = members[j];
+    if (!descs[role]) continue;
+    memory[role].Allocate(t[role].buffer.TotalTensorSizeInBytes, in, t[role].buffer.GuaranteedBaseOffsetAlignment);
+    if (role == kAScale || role == kBScale || role == kBias) FillFloats(memory[role], f32, float_mode, in);
+  }
+  CPUML_BUFFER_BINDING inputs[kCount - 1];
+  for (int j = 0; j < input_count; ++j)
+    inputs[j] = descs[members[j]] ? Bind(memory[members[j]], in) : CPUML_BUFFER_BINDING{nullptr, 0};
+  CPUML_BUFFER_BINDING output = Bind(memory[kOut], in);
+  // 0xFF: the output bound over A's bytes, which execute must refuse (A not owned, so bound).
+  const bool aliased = in.Byte() == 0xFF && !IsOwned(t[kA]) && memory[kA].data() && !memory[kA].mapped();
+  if (aliased) output = inputs[0];
+  const FuzzPool fuzz_pool(in.Byte());
+  const uint8_t scratch_mode = in.Byte();
+  std::vector<uint8_t> snapshots[kCount];
+  for (int role = 0; role < kCount; ++role) snapshots[role] = memory[role].Snapshot();
+
+  // Bit 7 of the scratch byte: initialize without bindings (refused where an input is owned).
+  cpuml_status s = scratch_mode & 0x80 ? cpuml_initialize_operator(op.get(), nullptr, 0)
+                                       : cpuml_initialize_operator(op.get(), inputs, static_cast<uint32_t>(input_count));
+  bool must_fail = false;
+  if (s == CPUML_STATUS_SUCCESS)
+    s = ExecuteAsScratchSays(op.get(), scratch_mode, inputs, static_cast<uint32_t>(input_count), &output, 1,
+                             fuzz_pool.get(), &must_fail);
+  for (int role = 0; role < kCount; ++role) {
+    FUZZ_CHECK(memory[role].GuardIntact());
+    if (role != kOut && !memory[role].mapped()) FUZZ_CHECK(memory[role].Unchanged(snapshots[role]));  // inputs are read only
+  }
+  if (s != CPUML_STATUS_SUCCESS) {
+    FUZZ_CHECK(memory[kOut].Unchanged(snapshots[kOut]));
+    FUZZ_CHECK(cpuml_last_error_message()[0] != '\0');
+    ++g_fuzz_stats.failed_execute;
+    return;
+  }
+  FUZZ_CHECK(!aliased);
+  FUZZ_CHECK(!must_fail);
+  if (memory[kOut].mapped() || macs > kMaxReferenceElements * 64) return;
+  std::vector<uint8_t> expected = snapshots[kOut];
+  cpuml::reference::TensorView views[kCount];
+  for (int role = 0; role < kCount; ++role) views[role] = {CPUML_TENSOR_DATA_TYPE_UNKNOWN, 4, nullptr, nullptr, nullptr};
+  for (int j = 0; j < count; ++j) {
+    const int role = members[j];
+    if (descs[role])
+      views[role] = View(t[role], 4, sizes4[role], strides4[role], role == kOut ? expected.data() : inputs[j].Data);
+  }
+  const cpuml::reference::MatMulIntegerArgs args{views[kA], views[kAScale], views[kAZero], views[kB],
+                                                 views[kBScale], views[kBZero], views[kBias], views[kOut]};
+  if (to_float) cpuml::reference::MatrixMultiplyIntegerToFloat(args);
+  else cpuml::reference::MatrixMultiplyInteger(args);
+  FUZZ_CHECK(memcmp(expected.data(), memory[kOut].data(), memory[kOut].bytes()) == 0);
+  ++g_fuzz_stats.compared;
+}
+
+// DYNAMIC_QUANTIZE_LINEAR. Bytes: the input's type (FLOAT32 or FLOAT16) and the output's; which
+// member is NULL (0xFC + i: member i); how shapes are made (bit 7 clear: Output the input's
+// sizes, OutputScale and OutputZeroPoint per row with bit 0, else per tensor, of rank 1 with bit
+// 1; set: every size from the fuzzer); the tensors; the input's float mode; the data; the
+// bindings; aliasing; the pool; the scratch and initialize mode.
+void FuzzDynamicQuantize(Input& in) {
+  enum { kInput, kOutput, kScale, kZeroPoint, kCount };
+  const int32_t in_type = in.Byte() & 1 ? CPUML_TENSOR_DATA_TYPE_FLOAT16 : CPUML_TENSOR_DATA_TYPE_FLOAT32;
+  const int32_t out_type = in.Byte() & 1 ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8;
+  const int32_t types[kCount] = {in_type, out_type, CPUML_TENSOR_DATA_TYPE_FLOAT32, out_type};
+  const uint8_t absent = in.Byte();
+  const uint8_t shapes = in.Byte();
+  const bool derived = (shapes & 0x80) == 0;
+  FuzzTensor t[kCount];
+  const CPUML_TENSOR_DESC* descs[kCount];
+  t[kInput].Read(in, in_type, 1, 4);
+  uint32_t in4[4] = {1, 1, 1, 1}, rank = 4;
+  const uint32_t input_rank = t[kInput].buffer.DimensionCount;
+  if (input_rank >= 1 && input_rank <= 4) {
+    rank = input_rank;
+    for (uint32_t d = 0; d < rank; ++d) in4[4 - rank + d] = t[kInput].sizes[d];
+  }
+  for (int i = kOutput; i < kCount; ++i) {
+    if (!derived) {
+      t[i].Read(in, types[i], 1, 4);
+      continue;
+    }
+    uint32_t s[4] = {1, 1, 1, 1}, r = rank;
+    if (i == kOutput || (shapes & 1)) memcpy(s, in4, sizeof s);
+    if (i != kOutput && (shapes & 1)) s[3] = 1;
+    if (i != kOutput && !(shapes & 1) && (shapes & 2)) r = 1;
+    ReadDerived(t[i], in, types[i], 1, 4, s, r);
+  }
+  for (int i = 0; i < kCount; ++i) descs[i] = absent == 0xFC + i ? nullptr : &t[i].desc;
+  const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC desc{descs[kInput], descs[kOutput], descs[kScale], descs[kZeroPoint]};
+  OperatorPtr op = Create({CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &desc});
+  if (!op) return;
+  // Accepted: the documented rules hold, checked independently of the library.
+  uint32_t sizes4[kCount][4];
+  uint64_t strides4[kCount][4];
+  for (int i = 0; i < kCount; ++i) {
+    FUZZ_CHECK(descs[i] && t[i].sane && !IsOwned(t[i]));
+    FUZZ_CHECK(t[i].buffer.DimensionCount >= 1 && t[i].buffer.DimensionCount <= 4);
+    PadTo4(t[i], sizes4[i], strides4[i]);
+  }
+  // (A hostile type byte may have picked the other allowed type for the input or the output.)
+  FUZZ_CHECK(TypeOf(t[kInput]) == CPUML_TENSOR_DATA_TYPE_FLOAT32 || TypeOf(t[kInput]) == CPUML_TENSOR_DATA_TYPE_FLOAT16);
+  FUZZ_CHECK(TypeOf(t[kOutput]) == CPUML_TENSOR_DATA_TYPE_UINT8 || TypeOf(t[kOutput]) == CPUML_TENSOR_DATA_TYPE_INT8);
+  FUZZ_CHECK(TypeOf(t[kScale]) == CPUML_TENSOR_DATA_TYPE_FLOAT32 && TypeOf(t[kZeroPoint]) == TypeOf(t[kOutput]));
+  bool per_tensor = true, per_row = sizes4[kScale][3] == 1;
+  for (int d = 0; d < 4; ++d) {
+    FUZZ_CHECK(sizes4[kOutput][d] == sizes4[kInput][d] && sizes4[kZeroPoint][d] == sizes4[kScale][d]);
+    per_tensor &= sizes4[kScale][d] == 1;
+    if (d < 3) per_row &= sizes4[kScale][d] == sizes4[kInput][d];
+  }
+  FUZZ_CHECK(per_tensor || per_row);
+  // Work bounded; tighter where a binding is a mapping (each element may map a page).
+  bool any_mapped = false;
+  for (int i = 0; i < kCount; ++i) any_mapped |= t[i].buffer.TotalTensorSizeInBytes > kHeapBindingLimit;
+  if (t[kInput].elements > (any_mapped ? 4096 : kMaxExecutedElements)) return;
+  const uint8_t data_mode = in.Byte();
+  Binding memory[kCount];
+  for (int i = 0; i < kCount; ++i) {
+    memory[i].Allocate(t[i].buffer.TotalTensorSizeInBytes, in, t[i].buffer.GuaranteedBaseOffsetAlignment);
+    if (i == kInput) FillFloats(memory[i], TypeOf(t[kInput]), data_mode, in);
+  }
+  const CPUML_BUFFER_BINDING input = Bind(memory[kInput], in);
+  CPUML_BUFFER_BINDING outputs[3];
+  for (int i = kOutput; i < kCount; ++i) outputs[i - 1] = Bind(memory[i], in);
+  // 0xFC to 0xFF: one output bound over the input's or another output's bytes, which execute
+  // must refuse.
+  const uint8_t alias = in.Byte();
+  bool aliased = false;
+  if (alias >= 0xFC) {
+    static const int kOver[4][2] = {{kZeroPoint, kScale}, {kZeroPoint, kInput}, {kScale, kOutput}, {kOutput, kInput}};
+    const int target = kOver[alias - 0xFC][0], source = kOver[alias - 0xFC][1];
+    if (memory[source].data() && !memory[source].mapped()) {
+      outputs[target - 1] = source == kInput ? input : outputs[source - 1];
+      aliased = true;
+    }
+  }
+  const FuzzPool fuzz_pool(in.Byte());
+  const uint8_t scratch_mode = in.Byte();
+  std::vector<uint8_t> snapshots[kCount];
+  for (int i = 0; i < kCount; ++i) snapshots[i] = memory[i].Snapshot();
+
+  cpuml_status s = scratch_mode & 0x80 ? cpuml_initialize_operator(op.get(), nullptr, 0)
+                                       : cpuml_initialize_operator(op.get(), &input, 1);
+  bool must_fail = false;
+  if (s == CPUML_STATUS_SUCCESS)
+    s = ExecuteAsScratchSays(op.get(), scratch_mode, &input, 1, outputs, 3, fuzz_pool.get(), &must_fail);
+  for (int i = 0; i < kCount; ++i) FUZZ_CHECK(memory[i].GuardIntact());
+  if (!memory[kInput].mapped()) FUZZ_CHECK(memory[kInput].Unchanged(snapshots[kInput]));  // read only
+  if (s != CPUML_STATUS_SUCCESS) {
+    for (int i = kOutput; i < kCount; ++i) FUZZ_CHECK(memory[i].Unchanged(snapshots[i]));
+    FUZZ_CHECK(cpuml_last_error_message()[0] != '\0');
+    ++g_fuzz_stats.failed_execute;
+    return;
+  }
+  FUZZ_CHECK(!aliased);
+  FUZZ_CHECK(!must_fail);
+  for (int i = kOutput; i < kCount; ++i)
+    if (memory[i].mapped()) return;
+  std::vector<uint8_t> expected[kCount];
+  cpuml::reference::TensorView views[kCount];
+  for (int i = 0; i < kCount; ++i) {
+    expected[i] = snapshots[i];
+    views[i] = View(t[i], 4, sizes4[i], strides4[i], i == kInput ? input.Data : expected[i].data());
+  }
+  cpuml::reference::DynamicQuantizeLinear(views[kInput], views[kOutput], views[kScale], views[kZeroPoint]);
+  for (int i = kOutput; i < kCount; ++i)
+    FUZZ_CHECK(memcmp(expected[i].data(), memory[i].data(), memory[i].bytes()) == 0);
+  ++g_fuzz_stats.compared;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -435,15 +918,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 0: FuzzFill(in, false); break;
     case 1: FuzzFill(in, true); break;
     case 2: FuzzMatMul(in); break;
-    default: {
-      // An operator type or descriptor pointer a caller got wrong.
-      int32_t type = static_cast<int32_t>(in.U32());
-      CPUML_OPERATOR_DESC desc;
-      memcpy(&desc.Type, &type, sizeof type);
-      desc.Desc = nullptr;
-      Create(desc);
+    default:
+      // Selector values 3 mod 4, split by bits 2-3: the operators added in 0.2 take three
+      // quarters; the fourth (7, 23, 39, ...) stays the invalid operator, as every seed from
+      // before them that reached it used 39.
+      switch ((op >> 2) & 3) {
+        case 0: FuzzMatMulInteger(in, false); break;
+        case 2: FuzzMatMulInteger(in, true); break;
+        case 3: FuzzDynamicQuantize(in); break;
+        default: {
+          // An operator type or descriptor pointer a caller got wrong.
+          int32_t type = static_cast<int32_t>(in.U32());
+          CPUML_OPERATOR_DESC desc;
+          memcpy(&desc.Type, &type, sizeof type);
+          desc.Desc = nullptr;
+          Create(desc);
+          break;
+        }
+      }
       break;
-    }
   }
   return 0;
 }
