@@ -26,6 +26,10 @@ inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuDivide(const xsimd::batch<float,
   return x / s;  // divps: IEEE division
 }
 
+inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuRoundToNearest(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v) {
+  return xsimd::nearbyint(v);  // roundps, to nearest even
+}
+
 }  // namespace
 }  // namespace avx2
 }  // namespace cpuml

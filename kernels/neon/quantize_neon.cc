@@ -27,6 +27,10 @@ inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuDivide(const xsimd::batch<float,
   return vdivq_f32(x, s);
 }
 
+inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuRoundToNearest(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v) {
+  return vrndnq_f32(v);  // FRINTN: to nearest, ties to even
+}
+
 }  // namespace
 }  // namespace neon
 }  // namespace cpuml
