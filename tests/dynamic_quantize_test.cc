@@ -133,6 +133,11 @@ TEST_P(DynamicQuantizeTest, ByHand) {
   EXPECT_EQ(int8_t(r.y[1]), 127);
   EXPECT_EQ(int8_t(r.y[2]), -28);
   EXPECT_EQ(int8_t(r.y[3]), -28);
+  // A symmetric range: 2.931 / (5.862 / 255) + 128 rounds to 256 before the clamp (the zero point
+  // 127.5 went to even, 128), so the clamp to qmax decides the last byte.
+  r = Run({-2.931f, 2.931f, 0.0f}, {3});
+  EXPECT_EQ(r.zero_point, 128);
+  EXPECT_EQ(r.y, (std::vector<uint8_t>{0, 255, 128}));
 }
 
 std::vector<float> Values(std::mt19937& rng, int kind) {
