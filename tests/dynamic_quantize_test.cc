@@ -135,9 +135,16 @@ TEST_P(DynamicQuantizeTest, ByHand) {
   EXPECT_EQ(int8_t(r.y[3]), -28);
   // A symmetric range: 2.931 / (5.862 / 255) + 128 rounds to 256 before the clamp (the zero point
   // 127.5 went to even, 128), so the clamp to qmax decides the last byte.
-  r = Run({-2.931f, 2.931f, 0.0f}, {3});
+  // Repeated past every vector width, so the vector loops decide it as well as the scalar tails.
+  std::vector<float> symmetric;
+  std::vector<uint8_t> bytes;
+  for (int i = 0; i < 67; ++i) {
+    symmetric.push_back(i % 3 == 0 ? -2.931f : i % 3 == 1 ? 2.931f : 0.0f);
+    bytes.push_back(i % 3 == 0 ? 0 : i % 3 == 1 ? 255 : 128);
+  }
+  r = Run(symmetric, {67});
   EXPECT_EQ(r.zero_point, 128);
-  EXPECT_EQ(r.y, (std::vector<uint8_t>{0, 255, 128}));
+  EXPECT_EQ(r.y, bytes);
 }
 
 std::vector<float> Values(std::mt19937& rng, int kind) {

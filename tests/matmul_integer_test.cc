@@ -192,6 +192,43 @@ TEST_P(MatMulIntegerTest, ExtremesAndLongK) {
         }
 }
 
+// A sum past int32: u8 255 times u8 255 over K = 40,000 is 2,601,000,000, which MATRIX_MULTIPLY_INTEGER
+// wraps modulo 2^32 to -1,693,967,296 and MATRIX_MULTIPLY_INTEGER_TO_FLOAT keeps whole.
+TEST_P(MatMulIntegerTest, SumPastInt32WrapsOrStaysWhole) {
+  constexpr uint32_t kK = 40000;
+  for (MatMulOp op : {MatMulOp::kInteger, MatMulOp::kIntegerToFloat}) {
+    QConfig c;
+    c.op = op;
+    c.m = 2;
+    c.k = kK;
+    c.n = 3;
+    c.a_type = c.b_type = kU8;
+    c.a_zero = c.b_zero = Quant::kAbsent;
+    c.a_scale = c.b_scale = Quant::kPerTensor;
+    QProblem problem(c);
+    memset(problem.buffer(QProblem::kA).data(), 0xFF, problem.buffer(QProblem::kA).size());
+    memset(problem.buffer(QProblem::kB).data(), 0xFF, problem.buffer(QProblem::kB).size());
+    if (op == MatMulOp::kIntegerToFloat) {
+      const float one = 1.0f;
+      memcpy(problem.buffer(QProblem::kAScale).data(), &one, 4);
+      memcpy(problem.buffer(QProblem::kBScale).data(), &one, 4);
+    }
+    ASSERT_EQ(problem.Run(nullptr), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+    const uint8_t* out = problem.buffer(QProblem::kOut).data();
+    for (int i = 0; i < 6; ++i) {
+      if (op == MatMulOp::kInteger) {
+        int32_t v;
+        memcpy(&v, out + 4 * i, 4);
+        EXPECT_EQ(v, -1693967296) << "element " << i;
+      } else {
+        float v;
+        memcpy(&v, out + 4 * i, 4);
+        EXPECT_EQ(v, 2601000000.0f) << "element " << i;
+      }
+    }
+  }
+}
+
 // Shapes that reach each tier's other kernels: one row, two to four rows, whole AMX tiles with A
 // read in place, many threads.
 TEST_P(MatMulIntegerTest, EveryKernelOfTheTier) {
