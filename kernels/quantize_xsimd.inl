@@ -8,6 +8,9 @@
 //   CpuDivide(x, s)                x / s, correctly rounded (IEEE division: xsimd 8's operator/ on
 //                                  neon64 is a reciprocal estimate refined by Newton steps)
 //   CpuRoundToNearest(v)           v rounded to an integral float, ties to even
+//   CpuMinKeeping(v, acc), CpuMaxKeeping(v, acc)
+//                                  the lesser / greater of v and acc, acc where v is NaN (x86
+//                                  MINPS / MAXPS with acc second do exactly that in one uop)
 // It defines cpuml::CPUML_TIER::kQuantizeKernels. Every step is exact or element-wise: min and
 // max give the same answer in any order, and division, the clamp and rounding to nearest even
 // are IEEE operations that every tier performs alike, so the bytes match the scalar tier's.
@@ -32,13 +35,13 @@ void MinMaxRow(const float* x, size_t count, float* min_out, float* max_out) {
   for (; i + 4 * kLanes <= count; i += 4 * kLanes)
     for (int c = 0; c < 4; ++c) {
       const QuantizeFloat v = QuantizeFloat::load_unaligned(x + i + c * kLanes);
-      lo[c] = xsimd::select(v < lo[c], v, lo[c]);
-      hi[c] = xsimd::select(v > hi[c], v, hi[c]);
+      lo[c] = CpuMinKeeping(v, lo[c]);
+      hi[c] = CpuMaxKeeping(v, hi[c]);
     }
   for (; i + kLanes <= count; i += kLanes) {
     const QuantizeFloat v = QuantizeFloat::load_unaligned(x + i);
-    lo[0] = xsimd::select(v < lo[0], v, lo[0]);
-    hi[0] = xsimd::select(v > hi[0], v, hi[0]);
+    lo[0] = CpuMinKeeping(v, lo[0]);
+    hi[0] = CpuMaxKeeping(v, hi[0]);
   }
   alignas(64) float lanes_lo[4 * kLanes], lanes_hi[4 * kLanes];
   for (int c = 0; c < 4; ++c) {
@@ -73,13 +76,13 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   // The bounds are integers, so clamping before rounding equals clamping after it, and the
   // conversion never sees a value outside int32 (an infinite or tiny-scale quotient included).
   const float lo = static_cast<float>(qmin - zero_point), hi = static_cast<float>(qmax - zero_point);
-  const QuantizeFloat s(scale), vlo(lo), vhi(hi), zero(0.0f), half(0.5f), margin(0x1p-20f);
+  const QuantizeFloat s(scale), vlo(lo), vhi(hi), zero(0.0f), half(0.5f), margin(0x1p-11f);
   // The quotient by way of the reciprocal: x * (1 / scale) is within 2^-22.4 |x / scale| of the
   // correctly rounded x / scale, so the two round to the same integer unless a half-integer (a
-  // rounding boundary) lies that close. A vector with a lane within 2^-20 |q| of one is divided
-  // instead, so the bytes are the division's everywhere; random data divides a vector in about
-  // a thousand. Division is the slowest vector instruction on the x86 cores measured (Emerald
-  // Rapids: a 64 MiB FLOAT32 input quantized at 4 GB/s on one core dividing every vector).
+  // rounding boundary) lies that close. Only |q| < 512 matters (beyond, both clamp alike), so a
+  // lane within 2^-11 of a half-integer (2^-20 of 512) sends its vector to the division, and the
+  // bytes are the division's everywhere; random data divides about one vector in a hundred.
+  // Division is the slowest vector instruction of the x86 cores measured.
   const QuantizeFloat reciprocal(1.0f / scale);
   const QuantizeInt zp(zero_point);
   size_t i = 0;
@@ -87,7 +90,7 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
     const QuantizeFloat in = QuantizeFloat::load_unaligned(x + i);
     QuantizeFloat v = in * reciprocal;
     const QuantizeFloat off_boundary = xsimd::abs(xsimd::abs(v - CpuRoundToNearest(v)) - half);
-    if (xsimd::any(off_boundary <= xsimd::abs(v) * margin)) v = CpuDivide(in, s);
+    if (xsimd::any(off_boundary <= margin)) v = CpuDivide(in, s);
     v = xsimd::select(xsimd::isnan(v), zero, v);  // (v != v is an ordered compare on AVX: false for NaN)
     // No NaN is left, so min and max agree on every architecture.
     v = xsimd::min(xsimd::max(v, vlo), vhi);

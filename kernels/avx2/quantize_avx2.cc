@@ -30,6 +30,16 @@ inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuRoundToNearest(const xsimd::batc
   return xsimd::nearbyint(v);  // roundps, to nearest even
 }
 
+// xsimd's min and max are MINPS and MAXPS with v first: the second operand where either is NaN.
+inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuMinKeeping(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v,
+                                                          const xsimd::batch<float, CPUML_XSIMD_ARCH>& acc) {
+  return xsimd::min(v, acc);
+}
+inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuMaxKeeping(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v,
+                                                          const xsimd::batch<float, CPUML_XSIMD_ARCH>& acc) {
+  return xsimd::max(v, acc);
+}
+
 }  // namespace
 }  // namespace avx2
 }  // namespace cpuml

@@ -31,6 +31,16 @@ inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuRoundToNearest(const xsimd::batc
   return vrndnq_f32(v);  // FRINTN: to nearest, ties to even
 }
 
+// FMIN and FMAX return NaN for a NaN operand: compare and select instead, keeping acc.
+inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuMinKeeping(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v,
+                                                          const xsimd::batch<float, CPUML_XSIMD_ARCH>& acc) {
+  return vbslq_f32(vcltq_f32(v, acc), v, acc);
+}
+inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuMaxKeeping(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v,
+                                                          const xsimd::batch<float, CPUML_XSIMD_ARCH>& acc) {
+  return vbslq_f32(vcgtq_f32(v, acc), v, acc);
+}
+
 }  // namespace
 }  // namespace neon
 }  // namespace cpuml
