@@ -12,23 +12,10 @@ constexpr CPUML_TENSOR_DATA_TYPE kTypes[2] = {kU8, kS8};
 
 class MatMulIntegerTest : public TierTest {
  protected:
+  // Runs `c` through the library (with `threads`) and the reference; bytes, gaps and canaries.
   void Check(const QConfig& c) {
     SCOPED_TRACE(Describe(c));
-    QProblem problem(c);
-    const std::vector<uint8_t> expected = problem.Expected();
-    pthreadpool_t pool = CreatePool(c.threads);
-    const cpuml_status status = problem.Run(pool);
-    DestroyPool(pool);
-    ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
-    const std::vector<uint8_t> actual = problem.buffer(QProblem::kOut).Bytes();
-    ASSERT_TRUE(problem.buffer(QProblem::kOut).CanariesIntact());
-    if (actual != expected) {
-      size_t first = 0;
-      while (actual[first] == expected[first]) ++first;
-      size_t wrong = 0;
-      for (size_t i = 0; i < actual.size(); ++i) wrong += actual[i] != expected[i];
-      FAIL() << wrong << " of " << actual.size() << " output bytes differ; first at byte " << first;
-    }
+    ExpectReferenceBytes(c);
   }
 
   static std::string Describe(const QConfig& c) {

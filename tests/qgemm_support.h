@@ -393,6 +393,27 @@ class QProblem {
   std::vector<uint64_t> four_d_strides_[kMembers];
 };
 
+// Runs `c` through the library (on a pool of c.threads) and through the reference: the status,
+// the output's bytes (gaps included) and its canaries.
+inline void ExpectReferenceBytes(const QConfig& c) {
+  QProblem problem(c);
+  const std::vector<uint8_t> expected = problem.Expected();
+  pthreadpool_t pool = CreatePool(c.threads);
+  const cpuml_status status = problem.Run(pool);
+  DestroyPool(pool);
+  ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+  const std::vector<uint8_t> actual = problem.buffer(QProblem::kOut).Bytes();
+  ASSERT_TRUE(problem.buffer(QProblem::kOut).CanariesIntact());
+  if (actual != expected) {
+    size_t first = 0;
+    while (actual[first] == expected[first]) ++first;
+    size_t wrong = 0;
+    for (size_t i = 0; i < actual.size(); ++i) wrong += actual[i] != expected[i];
+    FAIL() << wrong << " of " << actual.size() << " output bytes differ; first at byte " << first << ": got "
+           << int(actual[first]) << ", reference " << int(expected[first]);
+  }
+}
+
 }  // namespace cpuml_test
 
 #endif  // CPUML_TESTS_QGEMM_SUPPORT_H_

@@ -21,27 +21,9 @@ inline void CpuStoreQuantized(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XS
   _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(words));
 }
 
-inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuDivide(const xsimd::batch<float, CPUML_XSIMD_ARCH>& x,
-                                                      const xsimd::batch<float, CPUML_XSIMD_ARCH>& s) {
-  return x / s;  // divps: IEEE division
-}
-
-inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuRoundToNearest(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v) {
-  return xsimd::nearbyint(v);  // roundps, to nearest even
-}
-
-// xsimd's min and max are MINPS and MAXPS with v first: the second operand where either is NaN.
-inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuMinKeeping(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v,
-                                                          const xsimd::batch<float, CPUML_XSIMD_ARCH>& acc) {
-  return xsimd::min(v, acc);
-}
-inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuMaxKeeping(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v,
-                                                          const xsimd::batch<float, CPUML_XSIMD_ARCH>& acc) {
-  return xsimd::max(v, acc);
-}
-
 }  // namespace
 }  // namespace avx2
 }  // namespace cpuml
 
+#include "kernels/quantize_x86.inl"
 #include "kernels/quantize_xsimd.inl"

@@ -1,0 +1,22 @@
+// The x86 tiers' float helpers for kernels/quantize_xsimd.inl: included by each x86 quantize TU
+// after it defines CPUML_TIER and CPUML_XSIMD_ARCH, so every copy lives in that tier's namespace
+// and is compiled with its flags only (the NEON TU defines its own).
+#include <xsimd/xsimd.hpp>
+
+namespace cpuml {
+namespace CPUML_TIER {
+namespace {
+
+using X86Float = xsimd::batch<float, CPUML_XSIMD_ARCH>;
+
+inline X86Float CpuDivide(const X86Float& x, const X86Float& s) { return x / s; }  // divps: IEEE division
+
+inline X86Float CpuRoundToNearest(const X86Float& v) { return xsimd::nearbyint(v); }  // roundps, to nearest even
+
+// xsimd's min and max are MINPS and MAXPS with v first: the second operand where either is NaN.
+inline X86Float CpuMinKeeping(const X86Float& v, const X86Float& acc) { return xsimd::min(v, acc); }
+inline X86Float CpuMaxKeeping(const X86Float& v, const X86Float& acc) { return xsimd::max(v, acc); }
+
+}  // namespace
+}  // namespace CPUML_TIER
+}  // namespace cpuml
