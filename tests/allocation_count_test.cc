@@ -90,79 +90,37 @@ struct Scratch {
   void* data;
 };
 
-TEST_P(ScratchTest, QuantizedMatMulExecuteAllocatesNothing) {
+// Every operator of the matrix-multiplication family (one front end): QUANTIZED_LINEAR with
+// per-column B quantization; MATRIX_MULTIPLY_INTEGER and MATRIX_MULTIPLY_INTEGER_TO_FLOAT with
+// per-row A scale and zero point, per-column B scale, zero point and bias as well.
+TEST_P(ScratchTest, MatMulExecutesAllocateNothing) {
   pthreadpool_t pool = CreatePool(2);
-  // M = 1 takes the decode kernel where a tier has one; M = 37 the tier's largest tiles.
-  for (uint32_t m : {1u, 37u})
-    for (bool b_owned : {true, false}) {
-      SCOPED_TRACE(testing::Message() << "M " << m << (b_owned ? ", owned B" : ", B bound per call"));
-      QConfig c;
-      c.m = m;
-      c.k = 300;
-      c.n = 70;
-      c.b_owned = b_owned;
-      c.b_scale = Quant::kPerChannel;
-      c.b_zero = Quant::kPerChannel;
-      QProblem problem(c);
-      OperatorPtr op;
-      ASSERT_EQ(problem.CreateInitialized(&op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
-      CPUML_BINDING_PROPERTIES properties{};
-      ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
-      // B bound per call is packed into the scratch: at least its K x N bytes.
-      if (b_owned) {
-        EXPECT_GE(properties.PersistentResourceSize, uint64_t{c.k} * c.n);
-      } else {
-        EXPECT_GE(properties.TemporaryResourceSize, uint64_t{c.k} * c.n);
-        EXPECT_EQ(properties.PersistentResourceSize, 0u);
-      }
-      Scratch scratch(properties.TemporaryResourceSize);
-      const CPUML_BUFFER_BINDING scratch_binding = scratch.Binding();
-      const auto exec = problem.Inputs(true);
-      const CPUML_BUFFER_BINDING out = problem.buffer(QProblem::kOut).Binding();
-      const std::vector<uint8_t> original = problem.buffer(QProblem::kOut).Bytes();
-      const std::vector<uint8_t> expected = problem.Expected();
-      // Two executes, the first being the operator's first: neither allocates.
-      for (int call = 0; call < 2; ++call) {
-        memcpy(problem.buffer(QProblem::kOut).data(), original.data(), original.size());
-        cpuml_status status = CPUML_STATUS_INVALID_STATE;
-        const long made = AllocationsOf([&] {
-          status = cpuml_execute_operator_with_scratch(op.get(), exec.data(), 8, &out, 1, &scratch_binding, pool);
-        });
-        ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
-        EXPECT_EQ(made, 0) << "execute " << call << " with caller scratch allocated";
-        EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected);
-      }
-    }
-  DestroyPool(pool);
-}
-
-// MATRIX_MULTIPLY_INTEGER and MATRIX_MULTIPLY_INTEGER_TO_FLOAT (per-row A scale and zero point,
-// per-column B scale, zero point and bias), as QUANTIZED_LINEAR_MATRIX_MULTIPLY above.
-TEST_P(ScratchTest, MatMulIntegerExecutesAllocateNothing) {
-  pthreadpool_t pool = CreatePool(2);
-  for (MatMulOp op_kind : {MatMulOp::kInteger, MatMulOp::kIntegerToFloat})
+  for (MatMulOp op_kind : {MatMulOp::kQuantizedLinear, MatMulOp::kInteger, MatMulOp::kIntegerToFloat})
+    // M = 1 takes the decode kernel where a tier has one; M = 37 the tier's largest tiles.
     for (uint32_t m : {1u, 37u})
       for (bool b_owned : {true, false}) {
-        SCOPED_TRACE(testing::Message() << (op_kind == MatMulOp::kInteger ? "MATRIX_MULTIPLY_INTEGER"
-                                                                           : "MATRIX_MULTIPLY_INTEGER_TO_FLOAT")
-                                        << ", M " << m << (b_owned ? ", owned B" : ", B bound per call"));
+        SCOPED_TRACE(testing::Message() << "operator " << int(op_kind) << ", M " << m
+                                        << (b_owned ? ", owned B" : ", B bound per call"));
         QConfig c;
         c.op = op_kind;
         c.m = m;
         c.k = 300;
         c.n = 70;
         c.b_owned = b_owned;
-        c.a_scale = Quant::kPerChannel;
-        c.a_zero = Quant::kPerChannel;
         c.b_scale = Quant::kPerChannel;
         c.b_zero = Quant::kPerChannel;
-        c.bias = Quant::kPerChannel;
-        c.signed_scales = true;
+        if (op_kind != MatMulOp::kQuantizedLinear) {
+          c.a_scale = Quant::kPerChannel;
+          c.a_zero = Quant::kPerChannel;
+          c.bias = Quant::kPerChannel;
+          c.signed_scales = true;
+        }
         QProblem problem(c);
         OperatorPtr op;
         ASSERT_EQ(problem.CreateInitialized(&op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
         CPUML_BINDING_PROPERTIES properties{};
         ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
+        // B bound per call is packed into the scratch: at least its K x N bytes.
         if (b_owned) {
           EXPECT_GE(properties.PersistentResourceSize, uint64_t{c.k} * c.n);
         } else {
@@ -173,10 +131,11 @@ TEST_P(ScratchTest, MatMulIntegerExecutesAllocateNothing) {
         const CPUML_BUFFER_BINDING scratch_binding = scratch.Binding();
         const auto exec = problem.Inputs(true);
         const uint32_t input_count = static_cast<uint32_t>(exec.size());
-        ASSERT_EQ(input_count, op_kind == MatMulOp::kInteger ? 4u : 7u);
+        ASSERT_EQ(input_count, op_kind == MatMulOp::kQuantizedLinear ? 8u : op_kind == MatMulOp::kInteger ? 4u : 7u);
         const CPUML_BUFFER_BINDING out = problem.buffer(QProblem::kOut).Binding();
         const std::vector<uint8_t> original = problem.buffer(QProblem::kOut).Bytes();
         const std::vector<uint8_t> expected = problem.Expected();
+        // Two executes, the first being the operator's first: neither allocates.
         for (int call = 0; call < 2; ++call) {
           memcpy(problem.buffer(QProblem::kOut).data(), original.data(), original.size());
           cpuml_status status = CPUML_STATUS_INVALID_STATE;
