@@ -85,6 +85,30 @@ int64_t Exact(const Operands& o, size_t i, size_t j) {
   return sum;
 }
 
+// Runs one panel as the front end does: enter, K in blocks of k_block groups (0: whole) with the
+// dot products carried between calls (dot_out, then dot_in), leave. `a` is the packed A tile, or
+// A's rows read in place (in_place: rows p->a_row_stride apart, K contiguous).
+void RunPanel(const QGemmKernel& kernel, const PackFormat& f, size_t m, size_t nr, size_t k, const uint8_t* a,
+              bool in_place, const uint8_t* panel, size_t k_block, cpuml::QGemmTileParams* p) {
+  alignas(64) uint8_t kernel_state[cpuml::kKernelStateBytes];
+  p->kernel_state = kernel_state;
+  if (kernel.enter) kernel.enter(kernel_state);
+  const size_t groups = f.Groups(k), block = k_block ? k_block : groups;
+  const size_t group_bytes = f.kr * f.ElementBytes();
+  alignas(64) int32_t carried[cpuml::kMaxKBlockTileElements];
+  for (size_t g0 = 0; g0 < groups; g0 += block) {
+    const size_t g = std::min(block, groups - g0);
+    if (k_block) {
+      p->dot_in = g0 ? carried : nullptr;
+      p->dot_out = g0 + g < groups ? carried : nullptr;
+    }
+    const uint8_t* a_block = in_place ? a + g0 * f.kr : a + g0 * f.mr * group_bytes;
+    kernel.run(m, nr, g, a_block, f.PanelData(panel) + g0 * f.nr * group_bytes, p);
+  }
+  if (kernel.leave) kernel.leave(kernel_state);
+  p->kernel_state = nullptr;
+}
+
 class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
  protected:
   void SetUp() override {
@@ -182,22 +206,7 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       p.b_streams = (o.m + o.k) % 3 == 0;  // a hint: the bytes must not depend on it
       p.a_row_stride = a_stride;
       p.a_signed = o.a_signed;
-      alignas(64) uint8_t kernel_state[cpuml::kKernelStateBytes];
-      p.kernel_state = kernel_state;
-      if (kernel.enter) kernel.enter(kernel_state);
-      const size_t groups = f.Groups(o.k), block = k_block ? k_block : groups;
-      alignas(64) int32_t carried[cpuml::kMaxKBlockTileElements];
-      for (size_t g0 = 0; g0 < groups; g0 += block) {
-        const size_t g = std::min(block, groups - g0);
-        if (k_block) {
-          p.dot_in = g0 ? carried : nullptr;
-          p.dot_out = g0 + g < groups ? carried : nullptr;
-        }
-        const size_t group_bytes = f.kr * f.ElementBytes();
-        const uint8_t* a_block = a_stride ? a_rows.data() + g0 * f.kr : a_packed + g0 * f.mr * group_bytes;
-        kernel.run(o.m, nr, g, a_block, f.PanelData(panel) + g0 * f.nr * group_bytes, &p);
-      }
-      if (kernel.leave) kernel.leave(kernel_state);
+      RunPanel(kernel, f, o.m, nr, o.k, a_stride ? a_rows.data() : a_packed, a_stride != 0, panel, k_block, &p);
 
       size_t wrong = 0;
       for (size_t i = 0; i < f.mr; ++i)
@@ -278,21 +287,7 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       p.out = out.data();
       p.out_row_stride = row_stride;
       p.deferrable = deferrable;
-      alignas(64) uint8_t kernel_state[cpuml::kKernelStateBytes];
-      p.kernel_state = kernel_state;
-      if (kernel.enter) kernel.enter(kernel_state);
-      const size_t groups = f.Groups(o.k), block = k_block ? k_block : groups;
-      alignas(64) int32_t carried[cpuml::kMaxKBlockTileElements];
-      for (size_t g0 = 0; g0 < groups; g0 += block) {
-        const size_t g = std::min(block, groups - g0);
-        if (k_block) {
-          p.dot_in = g0 ? carried : nullptr;
-          p.dot_out = g0 + g < groups ? carried : nullptr;
-        }
-        const size_t group_bytes = f.kr * f.ElementBytes();
-        kernel.run(o.m, nr, g, a_packed + g0 * f.mr * group_bytes, f.PanelData(panel) + g0 * f.nr * group_bytes, &p);
-      }
-      if (kernel.leave) kernel.leave(kernel_state);
+      RunPanel(kernel, f, o.m, nr, o.k, a_packed, false, panel, k_block, &p);
       size_t wrong = 0;
       for (size_t i = 0; i < f.mr; ++i)
         for (size_t j = 0; j < f.nr + 3; ++j) {
