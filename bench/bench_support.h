@@ -2,6 +2,7 @@
 #ifndef CPUML_BENCH_BENCH_SUPPORT_H_
 #define CPUML_BENCH_BENCH_SUPPORT_H_
 
+#include <benchmark/benchmark.h>
 #include <pthreadpool.h>
 #include <stdint.h>
 
@@ -44,6 +45,11 @@ void RegisterQGemmBenchmarks();
 void RegisterPeerBenchmarks();
 void RegisterFillBenchmarks();
 void RegisterDynamicQuantBenchmarks();
+
+// Streams `bytes` (B's size for a shape, or a quantization input's) through vector loads, split
+// over `threads`: the limit an M = 1 product, which reads each byte of B once, or a quantization
+// pass, which reads each input float once, can reach. Reports GB/s.
+void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads);
 
 // 64-byte aligned storage, as engines' activation arenas give (the AMX tier reads such an A in
 // place; malloc's 16-byte alignment would split every 64-byte row load across two lines).

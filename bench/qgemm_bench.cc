@@ -81,8 +81,8 @@ void BM_IsaPeakThreads(benchmark::State& state, IsaPeakProbe probe, int threads)
   state.SetLabel(probe.instructions);
 }
 
-// Streams `bytes` (B's size for a shape) through vector loads, split over `threads`: the
-// limit an M = 1 product, which reads each byte of B once, can reach.
+}  // namespace
+
 void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads) {
   bytes = (bytes + 255) / 256 * 256;
   uint8_t* data = static_cast<uint8_t*>(aligned_alloc(64, bytes));
@@ -109,6 +109,8 @@ void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads) {
   state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes) * static_cast<double>(state.iterations()) * 1e-9,
                                               benchmark::Counter::kIsRate);
 }
+
+namespace {
 
 const struct {
   const char* name;

@@ -40,9 +40,11 @@ struct QuantizeKernels {
   void (*min_max)(const float* x, size_t count, float* min, float* max);
   // dst[i] = clamp(roundHalfToEven(x[i] / scale), qmin - zero_point, qmax - zero_point) +
   // zero_point as a byte (two's complement for INT8), computed in float with the clamp before the
-  // conversion; a NaN quotient gives zero_point.
+  // conversion; a NaN quotient gives zero_point. `prefetch`, when not NULL, is `count` floats the
+  // caller reads next (the next row, while this one is in cache from its range pass): the kernel
+  // requests their lines as it goes, so memory streams them while it computes.
   void (*quantize)(const float* x, size_t count, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
-                   uint8_t* dst);
+                   uint8_t* dst, const float* prefetch);
 };
 
 // How a tier wants A and B laid out (see src/qgemm_pack.cc). K is grouped by the kernel's kr;

@@ -71,31 +71,54 @@ inline uint8_t QuantizeOne(float x, float scale, float lo, float hi, int32_t zer
 }
 
 void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
-                 uint8_t* dst) {
+                 uint8_t* dst, const float* prefetch) {
   constexpr size_t kLanes = QuantizeFloat::size;
   // The bounds are integers, so clamping before rounding equals clamping after it, and the
   // conversion never sees a value outside int32 (an infinite or tiny-scale quotient included).
   const float lo = static_cast<float>(qmin - zero_point), hi = static_cast<float>(qmax - zero_point);
-  const QuantizeFloat s(scale), vlo(lo), vhi(hi), zero(0.0f), half(0.5f), margin(0x1p-11f);
-  // The quotient by way of the reciprocal: x * (1 / scale) is within 2^-22.4 |x / scale| of the
-  // correctly rounded x / scale, so the two round to the same integer unless a half-integer (a
-  // rounding boundary) lies that close. Only |q| < 512 matters (beyond, both clamp alike), so a
-  // lane within 2^-11 of a half-integer (2^-20 of 512) sends its vector to the division, and the
-  // bytes are the division's everywhere; random data divides about one vector in a hundred.
-  // Division is the slowest vector instruction of the x86 cores measured.
-  const QuantizeFloat reciprocal(1.0f / scale);
+  const QuantizeFloat s(scale), vlo(lo), vhi(hi), zero(0.0f);
+  // The quotient by way of the reciprocal, bracketed. With r = 1 / scale rounded, q = x * r is
+  // within 2^-23 |x / scale| (two roundings) of the exact quotient, and the correctly rounded
+  // x / scale within 2^-24 of it; so q * (1 - 2^-20) and q * (1 + 2^-20), each rounded once more,
+  // lie on either side of x / scale as division rounds it. Rounding to nearest even never
+  // decreases, so where both ends round to the same integer, so does the division. A lane whose
+  // ends differ (a half-integer between them: about one vector in a hundred on random data) or
+  // are NaN sends its vector to the division itself, and the bytes are the division's everywhere.
+  // Division is the slowest vector instruction of the x86 cores measured. A reciprocal that
+  // overflows (a scale below 2^-128) has no such bound: such a row divides throughout.
+  const float reciprocal_value = 1.0f / scale;
+  const bool bracketed = reciprocal_value <= 0x1.fffffep127f;  // finite (NaN fails too)
+  const QuantizeFloat reciprocal(reciprocal_value), above(1.0f + 0x1p-20f), below(1.0f - 0x1p-20f);
   const QuantizeInt zp(zero_point);
-  size_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) {
-    const QuantizeFloat in = QuantizeFloat::load_unaligned(x + i);
-    QuantizeFloat v = in * reciprocal;
-    const QuantizeFloat off_boundary = xsimd::abs(xsimd::abs(v - CpuRoundToNearest(v)) - half);
-    if (xsimd::any(off_boundary <= margin)) v = CpuDivide(in, s);
-    v = xsimd::select(xsimd::isnan(v), zero, v);  // (v != v is an ordered compare on AVX: false for NaN)
+  // The clamp and the bytes of a vector whose value v is settled (integral, or the quotient).
+  auto store = [&](QuantizeFloat v, uint8_t* out) {
     // No NaN is left, so min and max agree on every architecture.
     v = xsimd::min(xsimd::max(v, vlo), vhi);
-    CpuStoreQuantized(dst + i, xsimd::nearbyint_as_int(v) + zp);
+    CpuStoreQuantized(out, xsimd::nearbyint_as_int(v) + zp);
+  };
+  auto divide = [&](const QuantizeFloat& in) {
+    const QuantizeFloat v = CpuDivide(in, s);
+    return xsimd::select(xsimd::isnan(v), zero, v);  // (v != v is an ordered compare on AVX: false for NaN)
+  };
+  size_t i = 0;
+  // Two vectors a check: the branch and the mask test are a good part of a vector's work.
+  for (; bracketed && i + 2 * kLanes <= count; i += 2 * kLanes) {
+    // One request a cache line, spread over the loop: a burst of them would wait on the core's
+    // few miss buffers.
+    if (prefetch && i % 16 == 0)
+      for (size_t line = 0; line < 2 * kLanes; line += 16) __builtin_prefetch(prefetch + i + line);
+    const QuantizeFloat in0 = QuantizeFloat::load_unaligned(x + i), in1 = QuantizeFloat::load_unaligned(x + i + kLanes);
+    const QuantizeFloat q0 = in0 * reciprocal, q1 = in1 * reciprocal;
+    QuantizeFloat v0 = CpuRoundToNearest(q0 * above), v1 = CpuRoundToNearest(q1 * above);
+    // == is false where the ends differ or either is NaN (an ordered compare on every tier).
+    if (!xsimd::all((v0 == CpuRoundToNearest(q0 * below)) & (v1 == CpuRoundToNearest(q1 * below)))) {
+      v0 = divide(in0);
+      v1 = divide(in1);
+    }
+    store(v0, dst + i);
+    store(v1, dst + i + kLanes);
   }
+  for (; i + kLanes <= count; i += kLanes) store(divide(QuantizeFloat::load_unaligned(x + i)), dst + i);
   for (; i < count; ++i) dst[i] = QuantizeOne(x[i], scale, lo, hi, zero_point);
 }
 

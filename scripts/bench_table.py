@@ -82,9 +82,15 @@ def main():
                           f"{fmt(dnn, 'GOPS')} | {ratio(i2f, q)} | {ratio(dq, dnn)} |")
     quantize = sorted(n for n in rows if n.startswith("dql/"))
     if quantize:
-        print("\nDYNAMIC_QUANTIZE_LINEAR, FLOAT32 to UINT8, GB/s of input (per tensor reads the input twice):\n")
+        print("\nDYNAMIC_QUANTIZE_LINEAR, FLOAT32 to UINT8, GB/s of input against the read probe of the same 64 MiB "
+              "(per tensor reads the input twice, so its bound is half the probe):\n")
+        print("| mode | threads | GB/s | read probe GB/s | fraction |")
+        print("|---|---|---|---|---|")
         for n in quantize:
-            print(f"- {n}: {fmt(rows[n], 'GB/s')} GB/s")
+            mode, t = n.split("/")[2], n.split("threads:")[1]
+            probe = rows.get(f"read_bandwidth/64MiB/threads:{t}")
+            fraction = f"{rows[n]['GB/s'] / probe['GB/s']:.2f}" if probe and "GB/s" in probe and "GB/s" in rows[n] else "-"
+            print(f"| {mode} | {t} | {fmt(rows[n], 'GB/s')} | {fmt(probe, 'GB/s')} | {fraction} |")
     kernels = sorted({n.split("/")[1] for n in rows if n.startswith("qgemm/") and "__" in n.split("/")[1]})
     if kernels:
         print("\nEvery registered kernel this CPU runs, u8s8 (u8s7 for kernels that need 7-bit B), 1 thread, GOPS"
@@ -110,6 +116,8 @@ def main():
         print("|---|---|---|---|---|")
         for n, b in sorted(reads):
             shape, t = n.split("/")[1], n.split("threads:")[1]
+            if shape.count("x") != 2:
+                continue  # the quantization probe (64MiB)
             m, k, nn = (int(x) for x in shape.split("x"))
             mm = rows.get(f"qgemm/cpuml/u8s8/{shape}/threads:{t}")
             if mm is None or "GOPS" not in mm:

@@ -109,7 +109,8 @@ class DynamicQuantizeLinear final : public cpuml_operator {
         [](void* context, size_t piece) {
           const Job& j = *static_cast<const Job*>(context);
           const uint64_t row = piece / j.op->pieces_, begin = (piece % j.op->pieces_) * kElementsPerTask;
-          j.QuantizeSpan(row, begin, std::min<uint64_t>(j.op->row_length_, begin + kElementsPerTask), j.scale, j.zero_point);
+          j.QuantizeSpan(row, begin, std::min<uint64_t>(j.op->row_length_, begin + kElementsPerTask), j.scale, j.zero_point,
+                         j.op->pieces_ == 1 ? j.NextRow(row) : nullptr);
         },
         &job, static_cast<size_t>(pieces), 0);
     job.WriteParameters(0, job.scale, job.zero_point);
@@ -157,7 +158,9 @@ class DynamicQuantizeLinear final : public cpuml_operator {
       }
     }
 
-    void QuantizeSpan(uint64_t row, uint64_t begin, uint64_t end, float s, int32_t z) const {
+    // `prefetch`, when not NULL, is contiguous input that the caller reads next (the next row),
+    // whose lines the kernel requests while it quantizes this span (QuantizeKernels::quantize).
+    void QuantizeSpan(uint64_t row, uint64_t begin, uint64_t end, float s, int32_t z, const float* prefetch) const {
       alignas(64) float buffer[kChunk];
       uint8_t bytes[kChunk];
       const Tensor& o = op->t_[kOutput];
@@ -165,10 +168,19 @@ class DynamicQuantizeLinear final : public cpuml_operator {
         const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, end - c));
         uint8_t* dst = output + Offset(kOutput, row, c);
         const bool contiguous = o.strides[3] == 1;
-        op->kernels_.quantize(Floats(row, c, count, buffer), count, s, z, op->qmin_, op->qmax_, contiguous ? dst : bytes);
+        op->kernels_.quantize(Floats(row, c, count, buffer), count, s, z, op->qmin_, op->qmax_, contiguous ? dst : bytes,
+                              prefetch ? prefetch + (c - begin) : nullptr);
         if (!contiguous)
           for (size_t i = 0; i < count; ++i) dst[i * o.strides[3]] = bytes[i];
       }
+    }
+
+    // The next row's input when rows of contiguous float32 follow one another in memory (the
+    // prefetch stays inside the bound input), else NULL.
+    const float* NextRow(uint64_t row) const {
+      const Tensor& t = op->t_[kInput];
+      if (row + 1 >= op->rows_ || t.type != CPUML_TENSOR_DATA_TYPE_FLOAT32 || t.strides[3] != 1) return nullptr;
+      return reinterpret_cast<const float*>(input) + Offset(kInput, row + 1, 0);
     }
 
     void WriteParameters(uint64_t row, float s, int32_t z) const {
@@ -193,7 +205,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
       int32_t z;
       Range(row, 0, op->row_length_, &row_lo, &row_hi);
       Parameters(row_lo, row_hi, op->qmin_, op->qmax_, &s, &z);
-      QuantizeSpan(row, 0, op->row_length_, s, z);
+      QuantizeSpan(row, 0, op->row_length_, s, z, op->row_length_ <= kElementsPerTask ? NextRow(row) : nullptr);
       WriteParameters(row, s, z);
     }
   };

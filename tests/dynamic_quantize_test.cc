@@ -171,6 +171,10 @@ std::vector<float> Values(std::mt19937& rng, int kind) {
     for (size_t i = 0; i < v.size(); ++i) v[i] = (static_cast<float>(i % 255) + 0.5f) * scale;
     v[0] = 5.0f;
   }
+  if (kind == 7)
+    // Subnormal inputs: the scale (about 2.6e-39 / 255) is subnormal and its reciprocal overflows,
+    // so no product by the reciprocal stands in for x / scale (it is infinite).
+    for (size_t i = 0; i < v.size(); ++i) v[i] = (static_cast<float>(i % 255) + 0.5f) * 1e-41f;
   return v;
 }
 
@@ -188,7 +192,7 @@ TEST_P(DynamicQuantizeTest, SweepAgainstReference) {
       q.strided = index % 4 == 0;
       q.threads = 1 + index % 3;
       SCOPED_TRACE(testing::Message() << "length " << length << " per_row " << per_row << " case " << index);
-      Check(q, Values(rng, index % 7));
+      Check(q, Values(rng, index % 8));
       ++index;
       if (HasFailure()) return;
     }
