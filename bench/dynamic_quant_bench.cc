@@ -103,7 +103,10 @@ class DynamicLinear {
   std::vector<float, CacheLineAllocator<float>> x_;
   std::vector<uint8_t, CacheLineAllocator<uint8_t>> qa_;
   std::vector<uint8_t> b_;
-  std::vector<float> b_scale_, bias_, y_;
+  std::vector<float> b_scale_, bias_;
+  // 64-byte aligned as an engine's arena would give it: a large std::vector starts 16 bytes past a
+  // page, and then half of AVX2's 32-byte float stores straddle two cache lines.
+  std::vector<float, CacheLineAllocator<float>> y_;
   float a_scale_ = 0.0f;
   uint8_t a_zero_point_[4] = {};
   std::vector<uint32_t> a_sizes_, b_sizes_, b_strides_, o_sizes_, n_sizes_, one_{1, 1, 1, 1};

@@ -36,38 +36,4 @@ for round in $(seq 1 "$ROUNDS"); do
   PYTHONUNBUFFERED=1 python3 "$PEERS" "$THREADS" >> "$OUT/peers_$round.txt" 2>&1
 done
 echo "AMX register-only probe on core $CORE (GOPS), before cpuml's and the peers' one-thread runs of each round: $(cat "$OUT/amx_probe.txt")"
-python3 - "$OUT" "$ROUNDS" <<'PY'
-import csv, re, statistics, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
-gops = {}
-for r in range(1, rounds + 1):
-    for row in csv.reader(open(f"{out}/cpuml_{r}.csv")):
-        name = re.sub(r"/real_time$", "", row[0])
-        shape = re.search(r"/(\d+)x(\d+)x(\d+)/", name)
-        if not shape:
-            continue
-        m, k, n = map(int, shape.groups())
-        seconds = float(row[3]) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[row[4]]
-        gops.setdefault(name, []).append(2.0 * m * n * k / seconds / 1e9)
-    for line in open(f"{out}/peers_{r}.txt"):
-        match = re.match(r"(\S+)\s+GOPS=([\d.]+)", line)
-        if match:
-            gops.setdefault(match.group(1), []).append(float(match.group(2)))
-for name in sorted(gops):
-    values = gops[name]
-    print(f"{name:70s} median {statistics.median(values):8.1f} GOPS  ({len(values)} rounds: "
-          + ", ".join(f"{v:.0f}" for v in values) + ")")
-# Per round, cpuml u8s8 against the faster of oneDNN and ONNX Runtime run next to it: the median
-# of those ratios is the comparison the machine's drift between rounds cannot tilt.
-PEERS = {"qgemm": ("torch_onednn", "onnxruntime"),
-         "dqmatmul": ("onnxruntime_dqmatmul", "torch_dynamic_fbgemm", "torch_dynamic_onednn", "torch_dynamic_x86"),
-         "i2f": ("onnxruntime_i2f",)}
-for name in sorted(gops):
-    match = re.match(r"(qgemm|dqmatmul|i2f)/cpuml/u8s8/(\d+x\d+x\d+/threads:\d+)$", name)
-    peers = [gops.get(f"{peer}/u8s8/{match.group(2)}") for peer in PEERS[match.group(1)]] if match else []
-    peers = [p for p in peers if p and len(p) == len(gops[name])]
-    if peers:
-        ratios = [c / max(p[r] for p in peers) for r, c in enumerate(gops[name])]
-        print(f"{match.group(1)} cpuml / fastest of {', '.join(PEERS[match.group(1)])}, {match.group(2):28s} "
-              f"median {statistics.median(ratios):.2f}  (rounds: " + ", ".join(f"{x:.2f}" for x in ratios) + ")")
-PY
+python3 "$ROOT/scripts/interleaved_summary.py" "$OUT" "$ROUNDS"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One device call's work (the Emerald Rapids machine; see README): the conformance suite with
 # the AMX tier picked (every lower tier runs in the same process), the allocation tests and the
-# fuzz corpus; then, pinned to one core, the instruction and read-bandwidth probes and the fills
-# next to memset; then cpuml and the Python peers interleaved (scripts/device_bench.sh).
+# fuzz corpus; then, pinned to one core, the instruction and read-bandwidth probes, the fills
+# next to memset and DYNAMIC_QUANTIZE_LINEAR next to the read probe of its 64 MiB; then cpuml
+# and the Python peers interleaved (scripts/device_bench.sh).
 #   bash scripts/device_conformance_and_bench.sh PACK_DIR OUT [ROUNDS] [bench filter]
 set -uo pipefail
 PACK=$(cd "$1" && pwd)
@@ -30,10 +31,10 @@ run_check "fuzz corpus replay" "$PACK/cpuml_fuzz_replay" "$PACK/corpus"
 echo "conformance: $passed passed, $failed failed, $skipped skipped"
 echo "=== probes and fills, 1 thread on core ${CPUML_BENCH_CORE:-3}"
 taskset -c "${CPUML_BENCH_CORE:-3}" "$PACK/cpuml_bench" --shapes=1x4096x4096,1x4096x11008 --threads=1 \
-  --benchmark_filter='^(isa_peak|read_bandwidth|fill/(memset|cpuml_(constant|sequence)_float(32|16))/(256KiB|64MiB))' \
+  --benchmark_filter='^(isa_peak|read_bandwidth|dql/|fill/(memset|cpuml_(constant|sequence)_float(32|16))/(256KiB|64MiB))' \
   --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>/dev/null | \
   grep median | sed 's/ \+/ /g' | cut -d' ' -f1,2,3,6-
-"$PACK/cpuml_bench" --shapes=1x4096x4096,1x4096x11008 --threads="$(nproc)" --benchmark_filter='^read_bandwidth' \
+"$PACK/cpuml_bench" --shapes=1x4096x4096,1x4096x11008 --threads="$(nproc)" --benchmark_filter='^(read_bandwidth|dql/)' \
   --benchmark_min_time=0.2 --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>/dev/null | \
   grep median | sed 's/ \+/ /g' | cut -d' ' -f1,2,3,6-
 echo "=== cpuml and peers, $ROUNDS interleaved rounds"

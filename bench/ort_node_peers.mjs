@@ -1,0 +1,141 @@
+// ONNX Runtime's int8 paths through onnxruntime-node (the npm package ships ONNX Runtime's CPU
+// library), for machines that reach ONNX Runtime only through the npm registry. Times the same
+// shapes and thread counts as cpuml_bench's dqmatmul/, i2f/ and qgemm/ rows and prints one line
+// per case in bench/device_peers.py's form:
+//   onnxruntime_dqmatmul/u8s8/MxKxN/threads:T  GOPS=<median>   com.microsoft DynamicQuantizeMatMul
+//   onnxruntime_i2f/u8s8/MxKxN/threads:T       GOPS=<median>   com.microsoft MatMulIntegerToFloat
+//   onnxruntime/u8s8/MxKxN/threads:T           GOPS=<median>   QLinearMatMul
+//   onnxruntime_call_overhead/threads:T        us=<median>     an Identity of 4 floats, per run()
+// Float A, s8 B with per-column scales and a bias, as bench/device_dynamic_peers.py builds them.
+// No onnx package is needed: the models are written here as protobuf bytes.
+// Usage: node bench/ort_node_peers.mjs [threads ...]   (default 1 and every CPU);
+// CPUML_BENCH_SHAPES narrows the shapes; ORT_NODE_MODULES names the node_modules folder that
+// holds onnxruntime-node (default: build/ort-node/node_modules).
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const modules = process.env.ORT_NODE_MODULES || path.join(root, "build/ort-node/node_modules");
+const ort = createRequire(path.join(modules, "noop.js"))("onnxruntime-node");
+
+// --- protobuf, only what an ONNX model needs (fields as Buffers: a weight tensor is megabytes) ---
+function varint(value) {
+  const out = [];
+  let v = BigInt(value);
+  do {
+    let byte = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v) byte |= 0x80;
+    out.push(byte);
+  } while (v);
+  return Buffer.from(out);
+}
+const int = (field, value) => Buffer.concat([varint(field << 3), varint(value)]);
+function bytes(field, payload) {
+  const data = typeof payload === "string" ? Buffer.from(payload)
+                                           : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
+  return Buffer.concat([varint((field << 3) | 2), varint(data.length), data]);
+}
+const concat = (...parts) => Buffer.concat(parts.flat());
+
+const FLOAT = 1, UINT8 = 2, INT8 = 3;
+function tensor(name, type, dims, raw) {  // TensorProto
+  return concat(...dims.map((d) => int(1, d)), int(2, type), bytes(8, name),
+                bytes(9, new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)));
+}
+function valueInfo(name, type, dims) {  // ValueInfoProto with a TypeProto.Tensor
+  const shape = concat(...dims.map((d) => bytes(1, int(1, d))));
+  return concat(bytes(1, name), bytes(2, bytes(1, concat(int(1, type), bytes(2, shape)))));
+}
+function node(op, inputs, outputs, domain) {  // NodeProto
+  return concat(...inputs.map((i) => bytes(1, i)), ...outputs.map((o) => bytes(2, o)), bytes(4, op),
+                domain ? bytes(7, domain) : []);
+}
+function model(nodes, initializers, inputs, outputs) {  // ModelProto, IR version 8
+  const graph = concat(...nodes.map((n) => bytes(1, n)), bytes(2, "g"), ...initializers.map((t) => bytes(5, t)),
+                       ...inputs.map((v) => bytes(11, v)), ...outputs.map((v) => bytes(12, v)));
+  const opset = (domain, version) => concat(domain ? bytes(1, domain) : [], int(2, version));
+  return new Uint8Array(concat(int(1, 8), bytes(8, opset("", 13)), bytes(8, opset("com.microsoft", 1)), bytes(7, graph)));
+}
+
+// --- the cases ---------------------------------------------------------------------------------
+let seed = 1;
+const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
+function normal(count) {
+  const out = new Float32Array(count);
+  for (let i = 0; i < count; ++i) out[i] = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  return out;
+}
+function integers(count, Type, low) {
+  const out = new Type(count);
+  for (let i = 0; i < count; ++i) out[i] = low + Math.floor(random() * 256);
+  return out;
+}
+
+function buildModel(kind, m, k, n) {
+  const bScale = Float32Array.from({ length: n }, (_, j) => 0.001 + 0.0001 * (j % 17));
+  const b = tensor("B", INT8, [k, n], integers(k * n, Int8Array, -128));
+  const as = tensor("as", FLOAT, [], Float32Array.of(0.02)), az = tensor("az", UINT8, [], Uint8Array.of(131));
+  if (kind === "qlinear")  // per-tensor B scale and zero point, u8 out
+    return model([node("QLinearMatMul", ["A", "as", "az", "B", "bs", "bz", "ys", "yz"], ["Y"])],
+                 [b, as, az, tensor("bs", FLOAT, [], Float32Array.of(0.015)), tensor("bz", INT8, [], Int8Array.of(0)),
+                  tensor("ys", FLOAT, [], Float32Array.of(0.5)), tensor("yz", UINT8, [], Uint8Array.of(7))],
+                 [valueInfo("A", UINT8, [m, k])], [valueInfo("Y", UINT8, [m, n])]);
+  const inits = [b, tensor("bs", FLOAT, [n], bScale), tensor("bz", INT8, [n], new Int8Array(n)),
+                 tensor("bias", FLOAT, [n], normal(n))];
+  const out = valueInfo("Y", FLOAT, [m, n]);
+  if (kind === "dqmatmul")
+    return model([node("DynamicQuantizeMatMul", ["A", "B", "bs", "bz", "bias"], ["Y"], "com.microsoft")], inits,
+                 [valueInfo("A", FLOAT, [m, k])], [out]);
+  return model([node("MatMulIntegerToFloat", ["A", "B", "as", "bs", "az", "bz", "bias"], ["Y"], "com.microsoft")],
+               [...inits, as, az], [valueInfo("A", UINT8, [m, k])], [out]);
+}
+
+async function medianSeconds(run, minTime = 0.3, reps = 5) {
+  await run();
+  const samples = [];
+  for (let r = 0; r < reps; ++r) {
+    let count = 0;
+    const start = process.hrtime.bigint();
+    let elapsed;
+    do {
+      await run();
+      ++count;
+      elapsed = Number(process.hrtime.bigint() - start) * 1e-9;
+    } while (elapsed < minTime / reps);
+    samples.push(elapsed / count);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)];
+}
+
+async function session(bytes, threads) {
+  return ort.InferenceSession.create(bytes, { intraOpNumThreads: threads, interOpNumThreads: 1,
+                                              executionMode: "sequential", executionProviders: ["cpu"],
+                                              logSeverityLevel: 3 });
+}
+
+const shapes = (process.env.CPUML_BENCH_SHAPES ||
+                "1x4096x4096,1x4096x11008,1x11008x4096,16x4096x4096,128x768x3072,1024x1024x1024,2048x2048x2048")
+                   .split(",").map((s) => s.split("x").map(Number));
+const threadsList = process.argv.slice(2).map(Number);
+if (!threadsList.length) threadsList.push(1, os.cpus().length);
+for (const threads of threadsList) {
+  const identity = await session(model([node("Identity", ["X"], ["Y"])], [], [valueInfo("X", FLOAT, [4])],
+                                       [valueInfo("Y", FLOAT, [4])]), threads);
+  const x = new ort.Tensor("float32", new Float32Array(4), [4]);
+  const overhead = await medianSeconds(() => identity.run({ X: x }));
+  console.log(`onnxruntime_call_overhead/threads:${threads}  us=${(overhead * 1e6).toFixed(1)}`);
+  for (const [kind, name] of [["dqmatmul", "onnxruntime_dqmatmul"], ["i2f", "onnxruntime_i2f"], ["qlinear", "onnxruntime"]]) {
+    for (const [m, k, n] of shapes) {
+      const runner = await session(buildModel(kind, m, k, n), threads);
+      const a = kind === "dqmatmul" ? new ort.Tensor("float32", normal(m * k), [m, k])
+                                    : new ort.Tensor("uint8", integers(m * k, Uint8Array, 0), [m, k]);
+      const seconds = await medianSeconds(() => runner.run({ A: a }));
+      console.log(`${name}/u8s8/${m}x${k}x${n}/threads:${threads}  GOPS=${(2 * m * n * k / seconds / 1e9).toFixed(1)}`);
+      await runner.release();
+    }
+  }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# cpuml's dynamic int8 path and static QLinearMatMul against ONNX Runtime on this machine, ONNX
+# Runtime reached through onnxruntime-node (the npm package ships ONNX Runtime's CPU library), for
+# machines whose Python has no onnxruntime. Rounds alternate cpuml_bench and
+# bench/ort_node_peers.mjs at 1 thread (both pinned to the same core) and at every core, so the
+# machine's drift spreads over both; prints per-round ratios and their medians
+# (scripts/interleaved_summary.py).
+#   bash scripts/bench_ort_node.sh [ROUNDS] [OUT]
+# CPUML_BENCH_SHAPES narrows the shapes (default: the standard five and the decode shapes).
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+ensure_packages "${BASE_PACKAGES[@]}" python3
+command -v npm > /dev/null || ensure_packages nodejs npm
+ROUNDS=${1:-3}
+OUT=${2:-$ROOT/build/bench/ort_node}
+export CPUML_BENCH_SHAPES=${CPUML_BENCH_SHAPES:-1x4096x4096,1x4096x11008,1x11008x4096,16x4096x4096,128x768x3072,1024x1024x1024,2048x2048x2048}
+export CPUML_BENCH_TYPES=${CPUML_BENCH_TYPES:-u8s8,s8s8}
+
+MODULES="$ROOT/build/ort-node"
+if [ ! -d "$MODULES/node_modules/onnxruntime-node" ]; then
+  mkdir -p "$MODULES"
+  # The package's install script only fetches the CUDA provider (from outside the npm registry);
+  # the CPU library is in the package itself.
+  (cd "$MODULES" && npm install --no-save --ignore-scripts --no-audit --no-fund onnxruntime-node@1.30.0 > /dev/null)
+fi
+cmake -S "$ROOT" -B "$ROOT/build/bench" -DCMAKE_BUILD_TYPE=Release -DCPUML_BUILD_TESTS=OFF -DCPUML_BENCH_PEERS=ON > /dev/null
+cmake --build "$ROOT/build/bench" -j "$JOBS" --target cpuml_bench > /dev/null
+BENCH="$ROOT/build/bench/bench/cpuml_bench"
+FILTER='^(dqmatmul|i2f|qgemm)/cpuml/'
+CORE=$(( $(nproc) - 1 ))
+rm -rf "$OUT"
+mkdir -p "$OUT"
+for round in $(seq 1 "$ROUNDS"); do
+  for threads in 1 "$JOBS"; do
+    pin=()
+    [ "$threads" = 1 ] && pin=(taskset -c "$CORE")
+    CPUML_BENCH_THREADS=$threads CPUML_BENCH_TIERS=dispatched "${pin[@]}" "$BENCH" --benchmark_filter="$FILTER" \
+      --benchmark_min_time=0.2 --benchmark_format=csv 2>/dev/null | grep -E '^"(qgemm|dqmatmul|i2f)' >> "$OUT/cpuml_$round.csv"
+    ORT_NODE_MODULES="$MODULES/node_modules" "${pin[@]}" node "$ROOT/bench/ort_node_peers.mjs" "$threads" \
+      >> "$OUT/peers_$round.txt"
+  done
+done
+echo "cpuml $(git -C "$ROOT" rev-parse --short HEAD) against onnxruntime-node 1.30.0 on $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs; $ROUNDS rounds"
+python3 "$ROOT/scripts/interleaved_summary.py" "$OUT" "$ROUNDS"

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Medians of interleaved rounds: cpuml_bench's CSV rows (OUT/cpuml_R.csv) and a peer script's
+`name GOPS=value` lines (OUT/peers_R.txt) for rounds R = 1..ROUNDS, then, per round, cpuml u8s8
+against the fastest peer timed next to it, and the median of those ratios (the comparison the
+machine's drift between rounds cannot tilt).
+  python3 scripts/interleaved_summary.py OUT ROUNDS
+Written by scripts/device_bench.sh (the device's Python peers) and scripts/bench_ort_node.sh (ONNX
+Runtime through onnxruntime-node on any machine with npm)."""
+import csv
+import re
+import statistics
+import sys
+
+out, rounds = sys.argv[1], int(sys.argv[2])
+gops = {}
+for r in range(1, rounds + 1):
+    for row in csv.reader(open(f"{out}/cpuml_{r}.csv")):
+        name = re.sub(r"/real_time$", "", row[0])
+        shape = re.search(r"/(\d+)x(\d+)x(\d+)/", name)
+        if not shape:
+            continue
+        m, k, n = map(int, shape.groups())
+        seconds = float(row[3]) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[row[4]]
+        gops.setdefault(name, []).append(2.0 * m * n * k / seconds / 1e9)
+    for line in open(f"{out}/peers_{r}.txt"):
+        match = re.match(r"(\S+)\s+GOPS=([\d.]+)", line)
+        if match:
+            gops.setdefault(match.group(1), []).append(float(match.group(2)))
+for name in sorted(gops):
+    values = gops[name]
+    print(f"{name:70s} median {statistics.median(values):8.1f} GOPS  ({len(values)} rounds: "
+          + ", ".join(f"{v:.0f}" for v in values) + ")")
+# Per round, cpuml u8s8 against the faster of oneDNN and ONNX Runtime run next to it: the median
+# of those ratios is the comparison the machine's drift between rounds cannot tilt.
+PEERS = {"qgemm": ("torch_onednn", "onnxruntime"),
+         "dqmatmul": ("onnxruntime_dqmatmul", "torch_dynamic_fbgemm", "torch_dynamic_onednn", "torch_dynamic_x86"),
+         "i2f": ("onnxruntime_i2f",)}
+def per_round(name, against):
+    """Name's GOPS over the fastest of those of `against` timed in the same rounds: per round and the median."""
+    present = [p for p in against if p in gops and len(gops[p]) == len(gops[name])]
+    if not present:
+        return None
+    ratios = [c / max(gops[p][r] for p in present) for r, c in enumerate(gops[name])]
+    names = ", ".join(p.split("/")[0] for p in present)
+    return f"/ {names}: median {statistics.median(ratios):.2f}  (rounds: " + ", ".join(f"{x:.2f}" for x in ratios) + ")"
+
+
+for name in sorted(gops):
+    # The peers quantize A as u8 (ORT) or run u8s8 (torch): an s8s8 cpuml row is held against them too.
+    match = re.match(r"(qgemm|dqmatmul|i2f)/cpuml/(u8s8|s8s8)/(\d+x\d+x\d+/threads:\d+)$", name)
+    if not match:
+        continue
+    kind, types, case = match.groups()
+    if kind == "qgemm" and types != "u8s8":
+        continue
+    line = per_round(name, [f"{peer}/u8s8/{case}" for peer in PEERS[kind]])
+    if line:
+        print(f"{kind} {types} cpuml {line}   [{case}]")
+    # The dynamic path against cpuml's own static QLinearMatMul at the same shape.
+    if kind != "qgemm":
+        line = per_round(name, [f"qgemm/cpuml/u8s8/{case}"])
+        if line:
+            print(f"{kind} {types} cpuml {line}   [{case}]")
