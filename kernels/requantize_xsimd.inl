@@ -121,16 +121,20 @@ inline int32_t WrappingProduct(int32_t a, int32_t b) {
 template <size_t kTileColumns>
 class RowPairEpilogue {
  public:
+  // The float stage too (MATRIX_MULTIPLY_INTEGER_TO_FLOAT): float(acc) * m, then + bias, in the
+  // general path's order, so the bits are the same; kept in registers across the AMX kernel's K
+  // loop like the bytes' epilogue.
   static bool Serves(const QGemmTileParams& p, size_t nr, const TileColumns<kTileColumns>& c) {
-    return TileColumns<kTileColumns>::kVectors == 2 && !p.acc_out && p.stage == kStageRequantize8 &&
-           nr == kTileColumns && p.multiplier &&
+    return TileColumns<kTileColumns>::kVectors == 2 && !p.acc_out &&
+           (p.stage == kStageRequantize8 || p.stage == kStageFloat32) && nr == kTileColumns && p.multiplier &&
            !c.per_row_a && !c.per_column_b;
   }
 
   RowPairEpilogue()
       : column_term0_(0), column_term1_(0), multiplier0_(0.0f), multiplier1_(0.0f), row_b_(nullptr), col_b0_(0),
         out_max_(nullptr), out_zero_point_(nullptr), out_(nullptr), out_row_stride_(0), mr_(0),
-        uniform_col_b_(false), out_signed_(false), clamp_top_(true) {}
+        uniform_col_b_(false), out_signed_(false), clamp_top_(true), float_out_(false), bias_(false), bias0_(0.0f),
+        bias1_(0.0f) {}
   RowPairEpilogue(const QGemmTileParams& p, size_t mr, const TileColumns<kTileColumns>& c)
       : column_term0_(c.column_term[0]),
         column_term1_(c.column_term[1]),
@@ -145,12 +149,18 @@ class RowPairEpilogue {
         mr_(mr),
         uniform_col_b_(c.uniform_col_b),
         out_signed_(p.out_signed),
-        clamp_top_(MayReachInt32Limit(c)) {}
+        clamp_top_(MayReachInt32Limit(c)),
+        float_out_(p.stage == kStageFloat32),
+        bias_(p.bias != nullptr),
+        bias0_(p.bias ? EpilogueFloat::load_unaligned(p.bias) : EpilogueFloat(0.0f)),
+        bias1_(p.bias ? EpilogueFloat::load_unaligned(p.bias + kLanes) : EpilogueFloat(0.0f)) {}
 
   // Rows [row0, min(row0 + rows, mr)) of the tile; `tile` points at row row0 (row stride
   // kTileColumns, 64-byte aligned rows). row0 is even.
   void Rows(const int32_t* tile, size_t row0, size_t rows) const {
-    if (clamp_top_)
+    if (float_out_)
+      FloatRows(tile, row0, rows);
+    else if (clamp_top_)
       RowsClamped<true>(tile, row0, rows);
     else
       RowsClamped<false>(tile, row0, rows);
@@ -172,8 +182,23 @@ class RowPairEpilogue {
     }
   }
 
-  template <bool kClampTop>
-  auto RowInt16(const int32_t* row, size_t i) const {
+  void FloatRows(const int32_t* tile, size_t row0, size_t rows) const {
+    const size_t end = rows < mr_ - row0 ? row0 + rows : mr_;
+    for (size_t i = row0; i < end; ++i) {
+      EpilogueFloat y0, y1;
+      RowFloats(tile + (i - row0) * kTileColumns, i, &y0, &y1);
+      if (bias_) {
+        y0 = y0 + bias0_;
+        y1 = y1 + bias1_;
+      }
+      float* out = reinterpret_cast<float*>(out_ + i * out_row_stride_);
+      y0.store_unaligned(out);
+      y1.store_unaligned(out + kLanes);
+    }
+  }
+
+  // float(acc) * multiplier for the row's two vectors, acc with its row and column terms.
+  void RowFloats(const int32_t* row, size_t i, EpilogueFloat* y0, EpilogueFloat* y1) const {
     EpilogueInt term0 = column_term0_, term1 = column_term1_;
     if (uniform_col_b_) {
       const EpilogueInt row_term(WrappingProduct(row_b_[i], col_b0_));
@@ -181,7 +206,14 @@ class RowPairEpilogue {
       term1 += row_term;
     }
     const EpilogueInt acc0 = EpilogueInt::load_aligned(row) + term0, acc1 = EpilogueInt::load_aligned(row + kLanes) + term1;
-    auto y0 = xsimd::to_float(acc0) * multiplier0_, y1 = xsimd::to_float(acc1) * multiplier1_;
+    *y0 = xsimd::to_float(acc0) * multiplier0_;
+    *y1 = xsimd::to_float(acc1) * multiplier1_;
+  }
+
+  template <bool kClampTop>
+  auto RowInt16(const int32_t* row, size_t i) const {
+    EpilogueFloat y0, y1;
+    RowFloats(row, i, &y0, &y1);
     if constexpr (kClampTop) {
       const EpilogueFloat hi(out_max_[i]);
       y0 = MinKeepingNaN(hi, y0);
@@ -209,7 +241,8 @@ class RowPairEpilogue {
   const int32_t* out_zero_point_;
   uint8_t* out_;
   size_t out_row_stride_, mr_;
-  bool uniform_col_b_, out_signed_, clamp_top_;
+  bool uniform_col_b_, out_signed_, clamp_top_, float_out_, bias_;
+  EpilogueFloat bias0_, bias1_;
 };
 
 // Finishes rows [row0, row0 + mr) of a tile of dot products (`tile` points at row row0; row
