@@ -61,3 +61,33 @@ for name in sorted(gops):
         line = per_round(name, [f"qgemm/cpuml/u8s8/{case}"])
         if line:
             print(f"{kind} {types} cpuml {line}   [{case}]")
+
+# The dynamic int8 path as a table for docs/benchmarks.md: GOPS medians, the fastest peer of each
+# round, and the medians of the per-round ratios.
+def ratio_median(name, against):
+    present = [p for p in against if p in gops and len(gops[p]) == len(gops.get(name, []))]
+    if name not in gops or not present:
+        return None, None
+    ratios = [c / max(gops[p][r] for p in present) for r, c in enumerate(gops[name])]
+    fastest = max(present, key=lambda p: statistics.median(gops[p]))
+    return statistics.median(ratios), fastest.split("/")[0]
+
+
+cases = sorted({m.group(1) for n in gops for m in [re.match(r"dqmatmul/cpuml/u8s8/(\S+)$", n)] if m},
+               key=lambda c: (int(c.split("threads:")[1]), [int(x) for x in c.split("/")[0].split("x")]))
+if cases:
+    fmt = lambda name: f"{statistics.median(gops[name]):.0f}" if name in gops else "-"
+    print("\n| M x K x N | threads | cpuml dqmatmul | fastest peer | dqmatmul / peer | cpuml i2f | ORT i2f | i2f / ORT i2f "
+          "| cpuml qgemm | i2f / qgemm | dqmatmul / qgemm |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for case in cases:
+        shape, threads = case.split("/threads:")
+        dq, i2f, q = (f"{k}/cpuml/u8s8/{case}" for k in ("dqmatmul", "i2f", "qgemm"))
+        r_peer, fastest = ratio_median(dq, [f"{p}/u8s8/{case}" for p in PEERS["dqmatmul"]])
+        r_ort, _ = ratio_median(i2f, [f"onnxruntime_i2f/u8s8/{case}"])
+        r_q, _ = ratio_median(i2f, [q])
+        r_dq, _ = ratio_median(dq, [q])
+        show = lambda x: f"{x:.2f}" if x is not None else "-"
+        peer_gops = fmt(f"{fastest}/u8s8/{case}") if fastest else "-"
+        print(f"| {shape} | {threads} | {fmt(dq)} | {peer_gops} ({fastest}) | {show(r_peer)} | {fmt(i2f)} | "
+              f"{fmt(f'onnxruntime_i2f/u8s8/{case}')} | {show(r_ort)} | {fmt(q)} | {show(r_q)} | {show(r_dq)} |")
