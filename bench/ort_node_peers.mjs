@@ -6,6 +6,7 @@
 //   onnxruntime_i2f/u8s8/MxKxN/threads:T       GOPS=<median>   com.microsoft MatMulIntegerToFloat
 //   onnxruntime/u8s8/MxKxN/threads:T           GOPS=<median>   QLinearMatMul
 //   onnxruntime_call_overhead/threads:T        us=<median>     an Identity of 4 floats, per run()
+//   onnxruntime_exactness/u8s8  exact|INEXACT                  MatMulInteger on adversarial data
 // Float A, s8 B with per-column scales and a bias, as bench/device_dynamic_peers.py builds them.
 // No onnx package is needed: the models are written here as protobuf bytes.
 // Usage: node bench/ort_node_peers.mjs [threads ...]   (default 1 and every CPU);
@@ -120,6 +121,25 @@ async function session(bytes, threads) {
 const shapes = (process.env.CPUML_BENCH_SHAPES ||
                 "1x4096x4096,1x4096x11008,1x11008x4096,16x4096x4096,128x768x3072,1024x1024x1024,2048x2048x2048")
                    .split(",").map((s) => s.split("x").map(Number));
+// Exactness, as cpuml_bench labels oneDNN and XNNPACK: MatMulInteger (int32 out, no scales to
+// hide an error) on adversarial u8 x s8 data, A = 255 and B = -128 everywhere, whose pair sums
+// (2 * 255 * -128) do not fit int16: a kernel that adds pairs in int16 with saturation (vpmaddubsw)
+// returns something else than K * 255 * -128.
+async function exactness() {
+  const m = 4, k = 64, n = 32;
+  const runner = await session(
+      model([node("MatMulInteger", ["A", "B"], ["Y"])],
+            [tensor("B", INT8, [k, n], new Int8Array(k * n).fill(-128))], [valueInfo("A", UINT8, [m, k])],
+            [valueInfo("Y", 6 /* INT32 */, [m, n])]), 1);
+  const y = (await runner.run({ A: new ort.Tensor("uint8", new Uint8Array(m * k).fill(255), [m, k]) })).Y.data;
+  await runner.release();
+  const expected = k * 255 * -128;
+  const wrong = Array.from(y).filter((v) => v !== expected).length;
+  console.log(`onnxruntime_exactness/u8s8  ${wrong ? "INEXACT" : "exact"}  MatMulInteger, A = 255, B = -128, K = ${k}: ` +
+              `${wrong} of ${y.length} outputs differ from ${expected} (first: ${y[0]})`);
+}
+await exactness();
+
 const threadsList = process.argv.slice(2).map(Number);
 if (!threadsList.length) threadsList.push(1, os.cpus().length);
 for (const threads of threadsList) {

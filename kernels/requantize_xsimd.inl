@@ -30,7 +30,9 @@ using EpilogueFloat = xsimd::batch<float, CPUML_XSIMD_ARCH>;
 // stored as two row halves. One pack and a quarter of a permute per vector, where a vpmovdb and
 // a masked store per vector had been the epilogue's largest cost on the AMX tier.
 #if defined(__AVX512BW__)
-inline __m512 MinKeepingNaN(__m512 hi, __m512 y) { return _mm512_min_ps(hi, y); }
+// The masked form with every lane set is the same vminps; the plain one's _mm512_undefined_ps()
+// trips GCC 12's -Wuninitialized in some inlining contexts (GCC bug 105593).
+inline __m512 MinKeepingNaN(__m512 hi, __m512 y) { return _mm512_mask_min_ps(hi, static_cast<__mmask16>(0xFFFF), hi, y); }
 inline __m512i RoundToInt32(__m512 y) { return _mm512_cvtps_epi32(y); }
 inline __m512i PackInt32(__m512i a, __m512i b) { return _mm512_packs_epi32(a, b); }
 inline __m512i AddInt16Saturating(__m512i a, int16_t b) { return _mm512_adds_epi16(a, _mm512_set1_epi16(b)); }
@@ -185,8 +187,8 @@ class RowPairEpilogue {
   void FloatRows(const int32_t* tile, size_t row0, size_t rows) const {
     const size_t end = rows < mr_ - row0 ? row0 + rows : mr_;
     for (size_t i = row0; i < end; ++i) {
-      EpilogueFloat y0, y1;
-      RowFloats(tile + (i - row0) * kTileColumns, i, &y0, &y1);
+      const RowValues row = RowFloats(tile + (i - row0) * kTileColumns, i);
+      EpilogueFloat y0 = row.y0, y1 = row.y1;
       if (bias_) {
         y0 = y0 + bias0_;
         y1 = y1 + bias1_;
@@ -197,8 +199,12 @@ class RowPairEpilogue {
     }
   }
 
+  struct RowValues {
+    EpilogueFloat y0, y1;
+  };
+
   // float(acc) * multiplier for the row's two vectors, acc with its row and column terms.
-  void RowFloats(const int32_t* row, size_t i, EpilogueFloat* y0, EpilogueFloat* y1) const {
+  RowValues RowFloats(const int32_t* row, size_t i) const {
     EpilogueInt term0 = column_term0_, term1 = column_term1_;
     if (uniform_col_b_) {
       const EpilogueInt row_term(WrappingProduct(row_b_[i], col_b0_));
@@ -206,14 +212,13 @@ class RowPairEpilogue {
       term1 += row_term;
     }
     const EpilogueInt acc0 = EpilogueInt::load_aligned(row) + term0, acc1 = EpilogueInt::load_aligned(row + kLanes) + term1;
-    *y0 = xsimd::to_float(acc0) * multiplier0_;
-    *y1 = xsimd::to_float(acc1) * multiplier1_;
+    return {xsimd::to_float(acc0) * multiplier0_, xsimd::to_float(acc1) * multiplier1_};
   }
 
   template <bool kClampTop>
   auto RowInt16(const int32_t* row, size_t i) const {
-    EpilogueFloat y0, y1;
-    RowFloats(row, i, &y0, &y1);
+    const RowValues values = RowFloats(row, i);
+    EpilogueFloat y0 = values.y0, y1 = values.y1;
     if constexpr (kClampTop) {
       const EpilogueFloat hi(out_max_[i]);
       y0 = MinKeepingNaN(hi, y0);

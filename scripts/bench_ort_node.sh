@@ -40,4 +40,5 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 echo "cpuml $(git -C "$ROOT" rev-parse --short HEAD) against onnxruntime-node 1.30.0 on $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs; $ROUNDS rounds"
+grep -h exactness "$OUT/peers_1.txt" | sort -u
 python3 "$ROOT/scripts/interleaved_summary.py" "$OUT" "$ROUNDS"
