@@ -112,7 +112,7 @@ async function medianSeconds(run, minTime = 0.3, reps = 5) {
   return samples[Math.floor(samples.length / 2)];
 }
 
-async function session(bytes, threads) {
+async function openModel(bytes, threads) {
   return ort.InferenceSession.create(bytes, { intraOpNumThreads: threads, interOpNumThreads: 1,
                                               executionMode: "sequential", executionProviders: ["cpu"],
                                               logSeverityLevel: 3 });
@@ -127,7 +127,7 @@ const shapes = (process.env.CPUML_BENCH_SHAPES ||
 // returns something else than K * 255 * -128.
 async function exactness() {
   const m = 4, k = 64, n = 32;
-  const runner = await session(
+  const runner = await openModel(
       model([node("MatMulInteger", ["A", "B"], ["Y"])],
             [tensor("B", INT8, [k, n], new Int8Array(k * n).fill(-128))], [valueInfo("A", UINT8, [m, k])],
             [valueInfo("Y", 6 /* INT32 */, [m, n])]), 1);
@@ -143,14 +143,14 @@ await exactness();
 const threadsList = process.argv.slice(2).map(Number);
 if (!threadsList.length) threadsList.push(1, os.cpus().length);
 for (const threads of threadsList) {
-  const identity = await session(model([node("Identity", ["X"], ["Y"])], [], [valueInfo("X", FLOAT, [4])],
+  const identity = await openModel(model([node("Identity", ["X"], ["Y"])], [], [valueInfo("X", FLOAT, [4])],
                                        [valueInfo("Y", FLOAT, [4])]), threads);
   const x = new ort.Tensor("float32", new Float32Array(4), [4]);
   const overhead = await medianSeconds(() => identity.run({ X: x }));
   console.log(`onnxruntime_call_overhead/threads:${threads}  us=${(overhead * 1e6).toFixed(1)}`);
   for (const [kind, name] of [["dqmatmul", "onnxruntime_dqmatmul"], ["i2f", "onnxruntime_i2f"], ["qlinear", "onnxruntime"]]) {
     for (const [m, k, n] of shapes) {
-      const runner = await session(buildModel(kind, m, k, n), threads);
+      const runner = await openModel(buildModel(kind, m, k, n), threads);
       const a = kind === "dqmatmul" ? new ort.Tensor("float32", normal(m * k), [m, k])
                                     : new ort.Tensor("uint8", integers(m * k, Uint8Array, 0), [m, k]);
       const seconds = await medianSeconds(() => runner.run({ A: a }));
