@@ -153,9 +153,9 @@ class RowPairEpilogue {
         out_signed_(p.out_signed),
         clamp_top_(MayReachInt32Limit(c)),
         float_out_(p.stage == kStageFloat32),
-        bias_(p.bias != nullptr),
-        bias0_(p.bias ? EpilogueFloat::load_unaligned(p.bias) : EpilogueFloat(0.0f)),
-        bias1_(p.bias ? EpilogueFloat::load_unaligned(p.bias + kLanes) : EpilogueFloat(0.0f)) {}
+        bias_(float_out_ && p.bias != nullptr),  // the bytes' stage has no bias to read
+        bias0_(bias_ ? EpilogueFloat::load_unaligned(p.bias) : EpilogueFloat(0.0f)),
+        bias1_(bias_ ? EpilogueFloat::load_unaligned(p.bias + kLanes) : EpilogueFloat(0.0f)) {}
 
   // Rows [row0, min(row0 + rows, mr)) of the tile; `tile` points at row row0 (row stride
   // kTileColumns, 64-byte aligned rows). row0 is even.

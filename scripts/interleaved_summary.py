@@ -35,15 +35,22 @@ for name in sorted(gops):
 PEERS = {"qgemm": ("torch_onednn", "onnxruntime"),
          "dqmatmul": ("onnxruntime_dqmatmul", "torch_dynamic_fbgemm", "torch_dynamic_onednn", "torch_dynamic_x86"),
          "i2f": ("onnxruntime_i2f",)}
-def per_round(name, against):
-    """Name's GOPS over the fastest of those of `against` timed in the same rounds: per round and the median."""
-    present = [p for p in against if p in gops and len(gops[p]) == len(gops[name])]
-    if not present:
-        return None
-    ratios = [c / max(gops[p][r] for p in present) for r, c in enumerate(gops[name])]
-    names = ", ".join(p.split("/")[0] for p in present)
-    return f"/ {names}: median {statistics.median(ratios):.2f}  (rounds: " + ", ".join(f"{x:.2f}" for x in ratios) + ")"
+def round_ratios(name, against):
+    """Name's GOPS over the fastest of those of `against` timed in the same rounds, round by round,
+    and the names of `against` present in every round."""
+    present = [p for p in against if p in gops and len(gops[p]) == len(gops.get(name, []))]
+    if name not in gops or not present:
+        return None, []
+    return [c / max(gops[p][r] for p in present) for r, c in enumerate(gops[name])], present
 
+
+def per_round(name, against):
+    """One line: the per-round ratios against `against` and their median."""
+    ratios, present = round_ratios(name, against)
+    if not ratios:
+        return None
+    names = ", ".join(p.rsplit("/", 3)[0] for p in present)  # the case (types, shape, threads) dropped
+    return f"/ {names}: median {statistics.median(ratios):.2f}  (rounds: " + ", ".join(f"{x:.2f}" for x in ratios) + ")"
 
 for name in sorted(gops):
     # The peers quantize A as u8 (ORT) or run u8s8 (torch): an s8s8 cpuml row is held against them too.
@@ -65,13 +72,11 @@ for name in sorted(gops):
 # The dynamic int8 path as a table for docs/benchmarks.md: GOPS medians, the fastest peer of each
 # round, and the medians of the per-round ratios.
 def ratio_median(name, against):
-    present = [p for p in against if p in gops and len(gops[p]) == len(gops.get(name, []))]
-    if name not in gops or not present:
+    """The median per-round ratio against `against`, and the peer fastest over the rounds."""
+    ratios, present = round_ratios(name, against)
+    if not ratios:
         return None, None
-    ratios = [c / max(gops[p][r] for p in present) for r, c in enumerate(gops[name])]
-    fastest = max(present, key=lambda p: statistics.median(gops[p]))
-    return statistics.median(ratios), fastest.split("/")[0]
-
+    return statistics.median(ratios), max(present, key=lambda p: statistics.median(gops[p])).split("/")[0]
 
 cases = sorted({m.group(1) for n in gops for m in [re.match(r"dqmatmul/cpuml/u8s8/(\S+)$", n)] if m},
                key=lambda c: (int(c.split("threads:")[1]), [int(x) for x in c.split("/")[0].split("x")]))

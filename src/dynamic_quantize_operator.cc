@@ -175,8 +175,8 @@ class DynamicQuantizeLinear final : public cpuml_operator {
       }
     }
 
-    // The next row's input when rows of contiguous float32 follow one another in memory (the
-    // prefetch stays inside the bound input), else NULL.
+    // The next row's input when it is a run of contiguous float32 (what the kernel's prefetch
+    // walks), else NULL; row + 1 is a row of the tensor, so the prefetch stays inside the binding.
     const float* NextRow(uint64_t row) const {
       const Tensor& t = op->t_[kInput];
       if (row + 1 >= op->rows_ || t.type != CPUML_TENSOR_DATA_TYPE_FLOAT32 || t.strides[3] != 1) return nullptr;
