@@ -5,6 +5,9 @@
 //   CPUML_TIER                     the tier namespace, so every instantiation is the tier's own
 //   CPUML_XSIMD_ARCH               the xsimd architecture tag
 //   CpuStoreQuantized(p, q)        stores the low byte of every lane of q at p
+//   CpuStoreQuantizedSaturated(p, n, offset, flip)
+//                                  stores the four vectors n[0..3] at p, each lane as the byte
+//                                  min(max(n + offset, 0), 255) ^ flip (offset in [0, 255])
 //   CpuDivide(x, s)                x / s, correctly rounded (IEEE division: xsimd 8's operator/ on
 //                                  neon64 is a reciprocal estimate refined by Newton steps)
 //   CpuRoundToNearest(v)           v rounded to an integral float, ties to even
@@ -77,19 +80,24 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   // conversion never sees a value outside int32 (an infinite or tiny-scale quotient included).
   const float lo = static_cast<float>(qmin - zero_point), hi = static_cast<float>(qmax - zero_point);
   const QuantizeFloat s(scale), vlo(lo), vhi(hi), zero(0.0f);
-  // The quotient by way of the reciprocal, bracketed. With r = 1 / scale rounded, q = x * r is
-  // within 2^-23 |x / scale| (two roundings) of the exact quotient, and the correctly rounded
-  // x / scale within 2^-24 of it; so q * (1 - 2^-20) and q * (1 + 2^-20), each rounded once more,
-  // lie on either side of x / scale as division rounds it. Rounding to nearest even never
-  // decreases, so where both ends round to the same integer, so does the division. A lane whose
-  // ends differ (a half-integer between them: about one vector in a hundred on random data) or
-  // are NaN sends its vector to the division itself, and the bytes are the division's everywhere.
+  // The quotient by way of the reciprocal. With r = 1 / scale rounded, q = x * r lies within
+  // 1.5 * 2^-23 |q| of the correctly rounded x / scale (three roundings of 2^-24 each), which is
+  // under 2^-14 wherever |q| <= 256. So where q is nearer than 1/2 - 2^-14 to its nearest integer n
+  // (|q - n| is exact: Sterbenz), the division rounds to n too. Below -256 both lie under every
+  // lower bound, and the bytes' saturation gives qmin either way. A NaN, an infinity or a quotient
+  // beyond int32 fails the test (the conversion's INT32_MIN leaves a huge or NaN difference), and
+  // a group with a lane near a half-integer (about one in a hundred groups of 64 lanes on random
+  // data) divides: the bytes are the division's everywhere, and the saturating pack is the clamp.
   // Division is the slowest vector instruction of the x86 cores measured. A reciprocal that
   // overflows (a scale below 2^-128) has no such bound: such a row divides throughout.
   const float reciprocal_value = 1.0f / scale;
-  const bool bracketed = reciprocal_value <= 0x1.fffffep127f;  // finite (NaN fails too)
-  const QuantizeFloat reciprocal(reciprocal_value), above(1.0f + 0x1p-20f), below(1.0f - 0x1p-20f);
+  const bool by_reciprocal = reciprocal_value <= 0x1.fffffep127f;  // finite (NaN fails too)
+  const QuantizeFloat reciprocal(reciprocal_value), nearest_limit(0.5f - 0x1p-14f);
   const QuantizeInt zp(zero_point);
+  // The pack adds zero_point - qmin with unsigned saturation to [0, 255], then flips the sign bit
+  // for INT8: clamp(n + zero_point, qmin, qmax) as a byte.
+  const int16_t pack_offset = static_cast<int16_t>(zero_point - qmin);
+  const uint8_t pack_flip = qmin < 0 ? 0x80 : 0x00;
   // The clamp and the bytes of a vector whose value v is settled (integral, or the quotient).
   auto store = [&](QuantizeFloat v, uint8_t* out) {
     // No NaN is left, so min and max agree on every architecture.
@@ -101,22 +109,24 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
     return xsimd::select(xsimd::isnan(v), zero, v);  // (v != v is an ordered compare on AVX: false for NaN)
   };
   size_t i = 0;
-  // Two vectors a check: the branch and the mask test are a good part of a vector's work.
-  for (; bracketed && i + 2 * kLanes <= count; i += 2 * kLanes) {
+  // Four vectors a test and a pack: the branch and the mask test are a good part of a vector's work.
+  for (; by_reciprocal && i + 4 * kLanes <= count; i += 4 * kLanes) {
     // One request a cache line, spread over the loop: a burst of them would wait on the core's
     // few miss buffers.
-    if (prefetch && i % 16 == 0)
-      for (size_t line = 0; line < 2 * kLanes; line += 16) __builtin_prefetch(prefetch + i + line);
-    const QuantizeFloat in0 = QuantizeFloat::load_unaligned(x + i), in1 = QuantizeFloat::load_unaligned(x + i + kLanes);
-    const QuantizeFloat q0 = in0 * reciprocal, q1 = in1 * reciprocal;
-    QuantizeFloat v0 = CpuRoundToNearest(q0 * above), v1 = CpuRoundToNearest(q1 * above);
-    // == is false where the ends differ or either is NaN (an ordered compare on every tier).
-    if (!xsimd::all((v0 == CpuRoundToNearest(q0 * below)) & (v1 == CpuRoundToNearest(q1 * below)))) {
-      v0 = divide(in0);
-      v1 = divide(in1);
-    }
-    store(v0, dst + i);
-    store(v1, dst + i + kLanes);
+    if (prefetch)
+      for (size_t line = 0; line < 4 * kLanes; line += 16) __builtin_prefetch(prefetch + i + line);
+    QuantizeInt n[4];
+    // <= is false for NaN on every tier (an ordered compare).
+    auto near_integer = [&](int v) {
+      const QuantizeFloat q = QuantizeFloat::load_unaligned(x + i + v * kLanes) * reciprocal;
+      n[v] = xsimd::nearbyint_as_int(q);
+      return xsimd::abs(q - xsimd::to_float(n[v])) <= nearest_limit;
+    };
+    const auto settled = near_integer(0) & near_integer(1) & near_integer(2) & near_integer(3);
+    if (!xsimd::all(settled))
+      for (int v = 0; v < 4; ++v)
+        n[v] = xsimd::nearbyint_as_int(xsimd::min(xsimd::max(divide(QuantizeFloat::load_unaligned(x + i + v * kLanes)), vlo), vhi));
+    CpuStoreQuantizedSaturated(dst + i, n, pack_offset, pack_flip);
   }
   for (; i + kLanes <= count; i += kLanes) store(divide(QuantizeFloat::load_unaligned(x + i)), dst + i);
   for (; i < count; ++i) dst[i] = QuantizeOne(x[i], scale, lo, hi, zero_point);
