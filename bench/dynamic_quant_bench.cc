@@ -227,13 +227,15 @@ void RegisterDynamicQuantBenchmarks() {
     benchmark::RegisterBenchmark(("read_bandwidth/64MiB/threads:" + std::to_string(threads)).c_str(), BM_ReadBandwidth,
                                  size_t{64} << 20, threads)
         ->UseRealTime();
-    // 64 MiB streams from memory; 1 MiB stays in cache between calls, so it shows the rows'
-    // arithmetic alone.
-    for (uint64_t mebibytes : {64, 1})
+    // 64 MiB streams from memory. 1 MiB stays in the last-level cache between calls and 256 KiB
+    // (16 rows of 4096, the activations of dqmatmul at 16x4096) in L2, so they show the rows'
+    // arithmetic and the threads' start.
+    for (uint64_t kibibytes : {64 << 10, 1 << 10, 256})
       for (bool per_row : {false, true}) {
-        const std::string name = std::string("dql/cpuml/") + (per_row ? "per_row" : "per_tensor") + "/" +
-                                 std::to_string(mebibytes) + "MiB/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(name.c_str(), BM_Quantize, mebibytes << 20, per_row, threads)
+        const std::string size = kibibytes >= 1024 ? std::to_string(kibibytes >> 10) + "MiB" : std::to_string(kibibytes) + "KiB";
+        const std::string name = std::string("dql/cpuml/") + (per_row ? "per_row" : "per_tensor") + "/" + size +
+                                 "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Quantize, uint64_t{kibibytes} << 10, per_row, threads)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
       }
   }

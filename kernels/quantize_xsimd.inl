@@ -92,7 +92,8 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   // overflows (a scale below 2^-128) has no such bound: such a row divides throughout.
   const float reciprocal_value = 1.0f / scale;
   const bool by_reciprocal = reciprocal_value <= 0x1.fffffep127f;  // finite (NaN fails too)
-  const QuantizeFloat reciprocal(reciprocal_value), nearest_limit(0.5f - 0x1p-14f);
+  const QuantizeFloat reciprocal(reciprocal_value);
+  const QuantizeInt nearest_limit_bits(xsimd::bitwise_cast<QuantizeInt>(QuantizeFloat(0.5f - 0x1p-14f)));
   const QuantizeInt zp(zero_point);
   // The pack adds zero_point - qmin with unsigned saturation to [0, 255], then flips the sign bit
   // for INT8: clamp(n + zero_point, qmin, qmax) as a byte.
@@ -116,14 +117,16 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
     if (prefetch)
       for (size_t line = 0; line < 4 * kLanes; line += 16) __builtin_prefetch(prefetch + i + line);
     QuantizeInt n[4];
-    // <= is false for NaN on every tier (an ordered compare).
-    auto near_integer = [&](int v) {
+    // |q - n| as the bits of a non-negative float, which order as integers do: one integer max
+    // of the four vectors and one compare test them all. A NaN's bits exceed the limit's.
+    auto distance_bits = [&](int v) {
       const QuantizeFloat q = QuantizeFloat::load_unaligned(x + i + v * kLanes) * reciprocal;
       n[v] = xsimd::nearbyint_as_int(q);
-      return xsimd::abs(q - xsimd::to_float(n[v])) <= nearest_limit;
+      return xsimd::bitwise_cast<QuantizeInt>(xsimd::abs(q - xsimd::to_float(n[v])));
     };
-    const auto settled = near_integer(0) & near_integer(1) & near_integer(2) & near_integer(3);
-    if (!xsimd::all(settled))
+    const QuantizeInt farthest = xsimd::max(xsimd::max(distance_bits(0), distance_bits(1)),
+                                            xsimd::max(distance_bits(2), distance_bits(3)));
+    if (xsimd::any(farthest > nearest_limit_bits))
       for (int v = 0; v < 4; ++v)
         n[v] = xsimd::nearbyint_as_int(xsimd::min(xsimd::max(divide(QuantizeFloat::load_unaligned(x + i + v * kLanes)), vlo), vhi));
     CpuStoreQuantizedSaturated(dst + i, n, pack_offset, pack_flip);
