@@ -83,15 +83,15 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   // The quotient by way of the reciprocal. With r = 1 / scale rounded, q = x * r lies within
   // 1.5 * 2^-23 |q| of the correctly rounded x / scale (three roundings of 2^-24 each), which is
   // under 2^-14 wherever |q| <= 256. So where q is nearer than 1/2 - 2^-14 to its nearest integer n
-  // (|q - n| is exact: Sterbenz), the division rounds to n too. Below -256 both lie under every
-  // lower bound, and the bytes' saturation gives qmin either way. A NaN, an infinity or a quotient
-  // beyond int32 fails the test (the conversion's INT32_MIN leaves a huge or NaN difference), and
-  // a group with a lane near a half-integer (about one in a hundred groups of 64 lanes on random
-  // data) divides: the bytes are the division's everywhere, and the saturating pack is the clamp.
-  // Division is the slowest vector instruction of the x86 cores measured. A reciprocal that
-  // overflows (a scale below 2^-128) has no such bound: such a row divides throughout.
+  // (|q - n| is exact: Sterbenz), the division rounds to n too; beyond +-256 both lie outside the
+  // bounds, and the bytes' saturation gives qmin or qmax either way. A NaN, an infinity or a
+  // quotient beyond int32 fails the test (the conversion's INT32_MIN leaves a huge or NaN
+  // difference), as does every lane when the reciprocal overflows (a scale below 2^-128: q is
+  // infinite or NaN); and a group with a lane near a half-integer (about one in a hundred groups
+  // of 64 lanes on random data) divides. The bytes are the division's everywhere, and the
+  // saturating pack is the clamp. Division is the slowest vector instruction of the x86 cores
+  // measured.
   const float reciprocal_value = 1.0f / scale;
-  const bool by_reciprocal = reciprocal_value <= 0x1.fffffep127f;  // finite (NaN fails too)
   const QuantizeFloat reciprocal(reciprocal_value);
   const QuantizeInt nearest_limit_bits(xsimd::bitwise_cast<QuantizeInt>(QuantizeFloat(0.5f - 0x1p-14f)));
   const QuantizeInt zp(zero_point);
@@ -111,7 +111,7 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   };
   size_t i = 0;
   // Four vectors a test and a pack: the branch and the mask test are a good part of a vector's work.
-  for (; by_reciprocal && i + 4 * kLanes <= count; i += 4 * kLanes) {
+  for (; i + 4 * kLanes <= count; i += 4 * kLanes) {
     // One request a cache line, spread over the loop: a burst of them would wait on the core's
     // few miss buffers.
     if (prefetch)
