@@ -13,9 +13,16 @@ inline X86Float CpuDivide(const X86Float& x, const X86Float& s) { return x / s; 
 
 inline X86Float CpuRoundToNearest(const X86Float& v) { return xsimd::nearbyint(v); }  // roundps, to nearest even
 
-// xsimd's min and max are MINPS and MAXPS with v first: the second operand where either is NaN.
+// MINPS and MAXPS with v first: the second operand where either is NaN. (xsimd's min and max are
+// these; on AVX-512 the masked forms with every lane set, because GCC 12 reports the unmasked
+// intrinsics' undefined pass-through as uninitialized, GCC bug 105593.)
+#ifdef __AVX512F__
+inline X86Float CpuMinKeeping(const X86Float& v, const X86Float& acc) { return _mm512_mask_min_ps(acc, 0xFFFF, v, acc); }
+inline X86Float CpuMaxKeeping(const X86Float& v, const X86Float& acc) { return _mm512_mask_max_ps(acc, 0xFFFF, v, acc); }
+#else
 inline X86Float CpuMinKeeping(const X86Float& v, const X86Float& acc) { return xsimd::min(v, acc); }
 inline X86Float CpuMaxKeeping(const X86Float& v, const X86Float& acc) { return xsimd::max(v, acc); }
+#endif
 
 }  // namespace
 }  // namespace CPUML_TIER

@@ -150,7 +150,20 @@ class DynamicQuantizeLinear final : public cpuml_operator {
       return buffer;
     }
 
+    // Elements from `begin` of `row` when they are contiguous float32 in the binding, else NULL.
+    const float* InPlace(uint64_t row, uint64_t begin) const {
+      const Tensor& t = op->t_[kInput];
+      if (t.type != CPUML_TENSOR_DATA_TYPE_FLOAT32 || t.strides[3] != 1) return nullptr;
+      return reinterpret_cast<const float*>(input) + Offset(kInput, row, begin);
+    }
+
+    // A span the kernels can read in place is one call (each call ends in a reduction or a tail);
+    // others go through the stack buffers a chunk at a time.
     void Range(uint64_t row, uint64_t begin, uint64_t end, float* lo_out, float* hi_out) const {
+      if (const float* x = InPlace(row, begin)) {
+        op->kernels_.min_max(x, static_cast<size_t>(end - begin), lo_out, hi_out);
+        return;
+      }
       alignas(64) float buffer[kChunk];
       for (uint64_t c = begin; c < end; c += kChunk) {
         const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, end - c));
@@ -161,6 +174,12 @@ class DynamicQuantizeLinear final : public cpuml_operator {
     // `prefetch`, when not NULL, is contiguous input that the caller reads next (the next row),
     // whose lines the kernel requests while it quantizes this span (QuantizeKernels::quantize).
     void QuantizeSpan(uint64_t row, uint64_t begin, uint64_t end, float s, int32_t z, const float* prefetch) const {
+      const float* in_place = InPlace(row, begin);
+      if (in_place && op->t_[kOutput].strides[3] == 1) {
+        op->kernels_.quantize(in_place, static_cast<size_t>(end - begin), s, z, op->qmin_, op->qmax_,
+                              output + Offset(kOutput, row, begin), prefetch);
+        return;
+      }
       alignas(64) float buffer[kChunk];
       uint8_t bytes[kChunk];
       const Tensor& o = op->t_[kOutput];
@@ -177,11 +196,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
 
     // The next row's input when it is a run of contiguous float32 (what the kernel's prefetch
     // walks), else NULL; row + 1 is a row of the tensor, so the prefetch stays inside the binding.
-    const float* NextRow(uint64_t row) const {
-      const Tensor& t = op->t_[kInput];
-      if (row + 1 >= op->rows_ || t.type != CPUML_TENSOR_DATA_TYPE_FLOAT32 || t.strides[3] != 1) return nullptr;
-      return reinterpret_cast<const float*>(input) + Offset(kInput, row + 1, 0);
-    }
+    const float* NextRow(uint64_t row) const { return row + 1 < op->rows_ ? InPlace(row + 1, 0) : nullptr; }
 
     void WriteParameters(uint64_t row, float s, int32_t z) const {
       memcpy(scale_out + Offset(kScale, row, 0) * sizeof(float), &s, sizeof s);
