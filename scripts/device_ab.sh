@@ -5,7 +5,8 @@
 # Prints each benchmark's medians and the median of its per-round speed ratios, new / base.
 #   bash scripts/device_ab.sh PACK_DIR BASE_BENCH OUT ROUNDS FILTER
 # PACK_DIR is scripts/device_pack.sh's folder (its cpuml_bench is the new build); BASE_BENCH is a
-# cpuml_bench built from the base tree (its shared libraries are the pack's). One FILTER per call:
+# cpuml_bench built from the base tree (its shared libraries are the pack's); CPUML_AB_NEW names
+# another build to stand for the new one (a variant of the bench itself). One FILTER per call:
 # cpuml_bench's CSV output cannot mix rows with different counters (GOPS and GB/s).
 set -uo pipefail
 PACK=$(cd "$1" && pwd)
@@ -26,7 +27,7 @@ run() {  # build label, threads, round
 for round in $(seq 1 "$ROUNDS"); do
   for threads in 1 "$(nproc)"; do
     run "$BASE" base "$threads" "$round"
-    run "$PACK/cpuml_bench" new "$threads" "$round"
+    run "${CPUML_AB_NEW:-$PACK/cpuml_bench}" new "$threads" "$round"
   done
 done
 python3 - "$OUT" "$ROUNDS" <<'PY'
