@@ -9,6 +9,7 @@ namespace {
 constexpr uint32_t kInt8 = TypeBit(CPUML_TENSOR_DATA_TYPE_INT8) | TypeBit(CPUML_TENSOR_DATA_TYPE_UINT8);
 constexpr uint32_t kFloat32 = TypeBit(CPUML_TENSOR_DATA_TYPE_FLOAT32);
 constexpr uint32_t kInt32 = TypeBit(CPUML_TENSOR_DATA_TYPE_INT32);
+constexpr uint32_t kInt4 = TypeBit(CPUML_TENSOR_DATA_TYPE_INT4) | TypeBit(CPUML_TENSOR_DATA_TYPE_UINT4);
 }  // namespace
 
 const MatMulSpec kQuantizedLinearMatMulSpec = {
@@ -40,9 +41,9 @@ const MatMulSpec kMatMulIntegerToFloatSpec = {"MATRIX_MULTIPLY_INTEGER_TO_FLOAT"
                                               {{kA, "ATensor", false, kInt8},
                                                {kAScale, "AScaleTensor", false, kFloat32},
                                                {kAZeroPoint, "AZeroPointTensor", true, kInt8},
-                                               {kB, "BTensor", false, kInt8},
+                                               {kB, "BTensor", false, kInt8 | kInt4},
                                                {kBScale, "BScaleTensor", false, kFloat32},
-                                               {kBZeroPoint, "BZeroPointTensor", true, kInt8},
+                                               {kBZeroPoint, "BZeroPointTensor", true, kInt8 | kInt4},
                                                {kBias, "BiasTensor", true, kFloat32},
                                                {kOut, "OutputTensor", false, kFloat32}}};
 

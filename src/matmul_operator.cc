@@ -76,7 +76,7 @@ class MatMulOperator final : public cpuml_operator {
     }
     persistent_bytes_ = 0;
     for (int i = 0; i < kOut; ++i)
-      if (Owned(i)) persistent_bytes_ += i == kB ? packed_b_bytes : d_.t[i].reach_bytes;
+      if (Owned(i) && !FoldedIntoB(i)) persistent_bytes_ += i == kB ? packed_b_bytes : d_.t[i].reach_bytes;
   }
 
   uint32_t InputCount() const override { return d_.spec->input_count; }
@@ -102,8 +102,18 @@ class MatMulOperator final : public cpuml_operator {
     for (int i = 0; i < kOut; ++i) {
       if (!Owned(i)) continue;
       const CPUML_BUFFER_BINDING& binding = inputs[d_.binding[i]];
+      if (FoldedIntoB(i)) continue;
       if (i == kB) {
-        const Int8Operand b = Operand(d_.t[kB], static_cast<const uint8_t*>(binding.Data));
+        // 4-bit B: each value less its zero point, in [-15, 15], as INT8 for the 8-bit packing.
+        Buffer unpacked;
+        Int8Operand b = Operand(d_.t[kB], static_cast<const uint8_t*>(binding.Data));
+        if (d_.t[kB].nibbles) {
+          unpacked = Allocate(UnpackedBBytes());
+          UnpackB4(static_cast<const uint8_t*>(binding.Data),
+                   Owned(kBZeroPoint) ? static_cast<const uint8_t*>(inputs[d_.binding[kBZeroPoint]].Data) : nullptr,
+                   unpacked.get());
+          b = UnpackedBOperand(unpacked.get());
+        }
         const Planned* chosen = &general_;
         if (narrow_ && BFitsMagnitude(b, d_.t[kB].sizes[2], d_.t[kB].sizes[3], narrow_->plan.kernel().max_b_magnitude))
           chosen = narrow_.get();
@@ -126,6 +136,45 @@ class MatMulOperator final : public cpuml_operator {
 
  private:
   bool Owned(int member) const { return d_.present[member] && d_.t[member].owned; }
+  // A 4-bit B's zero points are subtracted from B as it is unpacked: not kept, not read again.
+  bool FoldedIntoB(int member) const { return member == kBZeroPoint && d_.t[kB].nibbles; }
+
+  // A 4-bit B unpacked at initialize: its distinct matrices as K x N INT8, row-major.
+  uint64_t UnpackedBBytes() const {
+    return uint64_t{DistinctMatrices(d_.t[kB]).Count()} * d_.t[kB].sizes[2] * d_.t[kB].sizes[3];
+  }
+  Int8Operand UnpackedBOperand(const uint8_t* data) const {
+    const MatrixGrid grid = DistinctMatrices(d_.t[kB]);
+    const uint64_t kn = uint64_t{d_.t[kB].sizes[2]} * d_.t[kB].sizes[3];
+    return {data, true, grid.channels * kn, kn, d_.t[kB].sizes[3], 1, grid};
+  }
+  // value(B[k][n]) - value(BZeroPoint[block of k][n]) for every distinct matrix: the sums are then
+  // those of the formula with no B zero point left (docs/semantics.md).
+  void UnpackB4(const uint8_t* b, const uint8_t* zero_point, uint8_t* out) const {
+    const Tensor& t = d_.t[kB];
+    const Tensor& z = d_.t[kBZeroPoint];
+    const MatrixGrid grid = DistinctMatrices(t);
+    const bool is_signed = t.type == CPUML_TENSOR_DATA_TYPE_INT4;
+    auto nibble = [is_signed](const uint8_t* data, uint64_t offset) {
+      const int32_t v = (data[offset / 2] >> (offset % 2 * 4)) & 0xF;
+      return is_signed ? (v ^ 8) - 8 : v;
+    };
+    const uint32_t k_count = t.sizes[2], n_count = t.sizes[3];
+    const uint32_t block = d_.b_block ? d_.b_block : k_count;
+    for (size_t bi = 0; bi < grid.batches; ++bi)
+      for (size_t ci = 0; ci < grid.channels; ++ci) {
+        const uint64_t base = bi * t.strides[0] + ci * t.strides[1];
+        for (uint32_t k = 0; k < k_count; ++k)
+          for (uint32_t n = 0; n < n_count; ++n) {
+            int32_t v = nibble(b, base + k * t.strides[2] + n * t.strides[3]);
+            if (zero_point) {
+              const uint64_t row = z.sizes[2] == 1 ? 0 : k / block, column = z.sizes[3] == 1 ? 0 : n;
+              v -= nibble(zero_point, row * z.strides[2] + column * z.strides[3]);
+            }
+            *out++ = static_cast<uint8_t>(static_cast<int8_t>(v));
+          }
+      }
+  }
 
   // A plan and where one execute's scratch regions lie for it (byte offsets, 64-byte aligned).
   struct Planned {
@@ -135,11 +184,15 @@ class MatMulOperator final : public cpuml_operator {
     } scratch;
   };
 
+  // Blockwise B scales make K's chunks the blocks: each block's sum comes back exact, and the
+  // front end combines the blocks in float (BlockwiseFloatTile).
   Planned MakePlan(const QGemmKernel& kernel) const {
     return {QGemmPlan(kernel, d_.t[kOut].sizes[0], d_.t[kOut].sizes[1], d_.t[kOut].sizes[2], d_.t[kOut].sizes[3],
-                      d_.t[kA].sizes[3], DistinctMatrices(d_.t[kA]), DistinctMatrices(d_.t[kB])),
+                      d_.t[kA].sizes[3], DistinctMatrices(d_.t[kA]), DistinctMatrices(d_.t[kB]),
+                      d_.b_block ? d_.b_block : QGemmPlan::kMaxExactK),
             {}};
   }
+  size_t ScaleBlocks() const { return d_.b_block ? d_.t[kBScale].sizes[2] : 0; }
 
   void LayOut(Planned* p) const {
     size_t offset = 0;
@@ -149,7 +202,7 @@ class MatMulOperator final : public cpuml_operator {
       return at;
     };
     const QGemmPlan& plan = p->plan;
-    p->scratch.quantization = take(QGemmQuantization::Bytes(plan.padded_m(), plan.padded_n()));
+    p->scratch.quantization = take(QGemmQuantization::Bytes(plan.padded_m(), plan.padded_n(), ScaleBlocks()));
     p->scratch.packed_a = take(plan.packed_a_bytes());
     p->scratch.row_terms = take(plan.row_terms_bytes());
     p->scratch.packed_b = d_.t[kB].owned ? 0 : take(plan.packed_b_bytes());
@@ -176,17 +229,19 @@ class MatMulOperator final : public cpuml_operator {
     return Requantizes() ? "scales must be finite and > 0" : "scales must be finite";
   }
 
-  // Checks every element of a float vector (an owned one at initialize).
+  // Checks every element of a float vector, or of blockwise B scales (an owned one at initialize).
   cpuml_status CheckFloats(const uint8_t* data, int role) const {
     const Tensor& t = d_.t[role];
     const int dim = (role == kBScale || role == kBias) ? 3 : 2;
+    const size_t blocks = role == kBScale ? ScaleBlocks() : 0;
     const float* s = reinterpret_cast<const float*>(data);
-    for (size_t i = 0; i < t.sizes[dim]; ++i) {
-      const float v = s[i * t.strides[dim]];
-      if (!ValidFloat(Requantizes(), v))
-        return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: %s element %zu is %g: %s", op_, d_.name[role], i,
-                    static_cast<double>(v), FloatRule(role));
-    }
+    for (size_t c = 0; c < std::max<size_t>(blocks, 1); ++c)
+      for (size_t i = 0; i < t.sizes[dim]; ++i) {
+        const float v = s[c * t.strides[2] + i * t.strides[dim]];
+        if (!ValidFloat(Requantizes(), v))
+          return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: %s element %zu is %g: %s", op_, d_.name[role],
+                      c * t.sizes[dim] + i, static_cast<double>(v), FloatRule(role));
+      }
     return CPUML_STATUS_SUCCESS;
   }
 
@@ -230,7 +285,7 @@ class MatMulOperator final : public cpuml_operator {
   void ReadZeroPoints(const uint8_t* data, int role, size_t count, int dim, size_t padded,
                       int32_t* __restrict values) const {
     const Tensor& t = d_.t[role];
-    if (!d_.present[role]) count = 0;
+    if (!d_.present[role] || FoldedIntoB(role)) count = 0;
     const bool is_signed = t.type == CPUML_TENSOR_DATA_TYPE_INT8;
     auto value = [is_signed](uint8_t raw) { return is_signed ? int32_t{static_cast<int8_t>(raw)} : int32_t{raw}; };
     if (count && t.sizes[dim] == 1) {
@@ -303,6 +358,11 @@ cpuml_status MatMulOperator::Decode(const QGemmPlan& plan, const uint8_t* const*
   } else if (stage == QGemmStage::kFloat32) {
     if (cpuml_status s = ReadScales(data[kAScale], kAScale, m, 2, padded_m, q->a_scale)) return s;
     if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
+    // Blockwise B scales: block c's row of them (BlockwiseFloatTile reads these, not b_scale).
+    for (size_t c = 0; c < ScaleBlocks(); ++c) {
+      const uint8_t* block_row = data[kBScale] + c * d_.t[kBScale].strides[2] * sizeof(float);
+      if (cpuml_status s = ReadScales(block_row, kBScale, n, 3, padded_n, q->block_b_scale + c * padded_n)) return s;
+    }
     q->bias = nullptr;
     if (d_.present[kBias]) {
       if (cpuml_status s = ReadScales(data[kBias], kBias, n, 3, padded_n, q->bias_memory)) return s;
@@ -319,7 +379,7 @@ cpuml_status MatMulOperator::Decode(const QGemmPlan& plan, const uint8_t* const*
   }
   ReadZeroPoints(data[kAZeroPoint], kAZeroPoint, m, 2, padded_m, q->a_zero_point);
   ReadZeroPoints(data[kBZeroPoint], kBZeroPoint, n, 3, padded_n, q->b_zero_point);
-  const bool b_signed = d_.t[kB].type == CPUML_TENSOR_DATA_TYPE_INT8;
+  const bool b_signed = d_.t[kB].type == CPUML_TENSOR_DATA_TYPE_INT8 || d_.t[kB].nibbles;  // unpacked as INT8
   const int32_t* __restrict b_zero_point = q->b_zero_point;
   int32_t* __restrict col_b = q->col_b;
   const int32_t b_shift = ColumnTermB(plan.format().packing, b_signed, 0);
@@ -377,7 +437,8 @@ cpuml_status MatMulOperator::Execute(const CPUML_BUFFER_BINDING* inputs, const C
 cpuml_status MatMulOperator::Run(const uint8_t* const* data, uint8_t* output, uint8_t* scratch, pthreadpool_t pool) const {
   const QGemmPlan& plan = active_->plan;
   const auto& regions = active_->scratch;
-  QGemmQuantization q = QGemmQuantization::In(scratch + regions.quantization, plan.padded_m(), plan.padded_n());
+  QGemmQuantization q =
+      QGemmQuantization::In(scratch + regions.quantization, plan.padded_m(), plan.padded_n(), ScaleBlocks());
   if (cpuml_status s = Decode(plan, data, &q)) return s;
   // B: prepacked at initialize, or packed now into this call's scratch.
   const uint8_t* packed_b = packed_b_.get();

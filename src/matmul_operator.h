@@ -46,7 +46,13 @@ struct MatMulDescriptor {
   bool present[kMatMulRoleCount] = {};
   int binding[kMatMulRoleCount];  // the role's input binding index; -1 for none (and the output)
   const char* name[kMatMulRoleCount] = {};
+  // B's scales (and zero points) per block of this many K rows and per column, the last block
+  // possibly shorter; 0 for per-tensor or per-column scales (docs/semantics.md).
+  uint32_t b_block = 0;
 };
+
+// The block sizes BScaleTensor {1,1,blocks,N} may stand for.
+constexpr uint32_t kMatMulBlockSizes[] = {16, 32, 64, 128, 256};
 
 // `members`: the descriptor's tensor pointers in member order (spec.input_count + 1 of them).
 cpuml_status ValidateMatMul(const MatMulSpec& spec, const CPUML_TENSOR_DESC* const* members, MatMulDescriptor* out);

@@ -79,8 +79,44 @@ cpuml_status ValidateMatMul(const MatMulSpec& spec, const CPUML_TENSOR_DESC* con
   };
   for (int role : {kAScale, kAZeroPoint, kOutScale, kOutZeroPoint})
     if (cpuml_status s = check_shape(role, true)) return s;
+  // 4-bit B (MATRIX_MULTIPLY_INTEGER_TO_FLOAT): unpacked at initialize, its zero points folded in.
+  if (b.nibbles) {
+    if (!b.owned)
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: BTensor of DataType %s must be OWNED_BY_CPUML (4-bit weights are unpacked at initialize)", op,
+                  DataTypeName(b.type));
+    if (present[kBZeroPoint] && !t[kBZeroPoint].owned)
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: BZeroPointTensor of a 4-bit BTensor must be OWNED_BY_CPUML (folded into B at initialize)", op);
+  }
+  // Blockwise B scales {1,1,blocks,N}: blocks = ceil(K / block) for one of kMatMulBlockSizes.
+  const Tensor& b_scale = t[kBScale];
+  if (b_scale.sizes[2] > 1) {
+    const uint32_t blocks = b_scale.sizes[2];
+    for (uint32_t size : kMatMulBlockSizes)
+      if ((k + size - 1) / size == blocks) {
+        out->b_block = size;
+        break;
+      }
+    if (!b.nibbles)
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: BScaleTensor sizes %s are blockwise ({1,1,blocks,N}), which needs a UINT4 or INT4 BTensor (BTensor "
+                  "DataType %s)",
+                  op, FormatSizes(b_scale, s1, sizeof s1), DataTypeName(b.type));
+    if (out->b_block == 0 || b_scale.sizes[0] != 1 || b_scale.sizes[1] != 1 || b_scale.sizes[3] != n)
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: BScaleTensor sizes %s must be {1,1,1,1}, {1,1,1,N} or blockwise {1,1,ceil(K/block),N} for a block "
+                  "of 16, 32, 64, 128 or 256 rows (K=%u, N=%u)",
+                  op, FormatSizes(b_scale, s1, sizeof s1), k, n);
+    if (present[kBZeroPoint])
+      for (int dim = 0; dim < 4; ++dim)
+        if (t[kBZeroPoint].sizes[dim] != b_scale.sizes[dim])
+          return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: BZeroPointTensor sizes %s must equal BScaleTensor sizes %s",
+                      op, FormatSizes(t[kBZeroPoint], s1, sizeof s1), FormatSizes(b_scale, s2, sizeof s2));
+  }
   for (int role : {kBScale, kBZeroPoint, kBias})
-    if (cpuml_status s = check_shape(role, false)) return s;
+    if (out->b_block == 0 || role == kBias)
+      if (cpuml_status s = check_shape(role, false)) return s;
   if (o.owned)
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: OutputTensor Flags must not include CPUML_TENSOR_FLAG_OWNED_BY_CPUML", op);
   if (MayAlias(o))

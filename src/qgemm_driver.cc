@@ -84,13 +84,44 @@ void FinishTile(QGemmStage stage, const QGemmQuantization& q, const Acc* acc, si
   }
 }
 
-}  // namespace
-
-size_t QGemmQuantization::Bytes(size_t padded_m, size_t padded_n) {
-  return 6 * Align64(padded_m * 4) + 5 * Align64(padded_n * 4);
+// MATRIX_MULTIPLY_INTEGER_TO_FLOAT with blockwise B scales (docs/semantics.md): per block c in
+// ascending order, p = float(sum_c) * (AScale[m] * BScale[c][n]), y = p for the first block and
+// y + p after it; then y + Bias[n]. The sums are exact int32 (a block is at most 256 rows of 4-bit
+// B); every tier runs this same code, so the bits cannot differ.
+template <class RunChunk>
+void BlockwiseFloatTile(size_t chunks, const QGemmQuantization& q, size_t padded_n, size_t mr, size_t nr, size_t m0,
+                        size_t n0, RunChunk run_chunk, const int32_t* acc, size_t acc_stride, uint8_t* out_tile,
+                        uint64_t row_stride, uint64_t col_stride) {
+  float y[kMaxKernelMr * kMaxKernelNr];
+  for (size_t c = 0; c < chunks; ++c) {
+    run_chunk(c);
+    const float* __restrict b_scale = q.block_b_scale + c * padded_n + n0;
+    for (size_t i = 0; i < mr; ++i) {
+      const float a_scale = q.a_scale[m0 + i];
+      const int32_t* __restrict row = acc + i * acc_stride;
+      float* __restrict y_row = y + i * kMaxKernelNr;
+      for (size_t j = 0; j < nr; ++j) {
+        const float product = static_cast<float>(row[j]) * (a_scale * b_scale[j]);
+        y_row[j] = c == 0 ? product : y_row[j] + product;
+      }
+    }
+  }
+  for (size_t i = 0; i < mr; ++i) {
+    float* __restrict y_row = y + i * kMaxKernelNr;
+    if (q.bias)
+      for (size_t j = 0; j < nr; ++j) y_row[j] = y_row[j] + q.bias[n0 + j];
+    uint8_t* out_row = out_tile + i * row_stride;
+    for (size_t j = 0; j < nr; ++j) memcpy(out_row + j * col_stride, &y_row[j], sizeof(float));
+  }
 }
 
-QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t padded_n) {
+}  // namespace
+
+size_t QGemmQuantization::Bytes(size_t padded_m, size_t padded_n, size_t blocks) {
+  return 6 * Align64(padded_m * 4) + (5 + blocks) * Align64(padded_n * 4);
+}
+
+QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t padded_n, size_t blocks) {
   const size_t row_bytes = Align64(padded_m * 4), column_bytes = Align64(padded_n * 4);
   auto row = [&](int i) { return memory + i * row_bytes; };
   auto column = [&](int i) { return memory + 6 * row_bytes + i * column_bytes; };
@@ -106,6 +137,7 @@ QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t
   q.col_b = reinterpret_cast<int32_t*>(column(2));
   q.b_zero_point = reinterpret_cast<int32_t*>(column(3));
   q.bias_memory = reinterpret_cast<float*>(column(4));
+  q.block_b_scale = blocks ? reinterpret_cast<float*>(column(5)) : nullptr;
   q.multiplier = nullptr;
   q.bias = nullptr;
   q.use_col_b = false;
@@ -113,7 +145,7 @@ QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t
 }
 
 QGemmPlan::QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels, size_t m, size_t n, size_t k,
-                     MatrixGrid a_grid, MatrixGrid b_grid)
+                     MatrixGrid a_grid, MatrixGrid b_grid, size_t chunk_k)
     : kernel_(kernel),
       format_(PackFormat::Of(kernel)),
       batches_(batches),
@@ -123,8 +155,8 @@ QGemmPlan::QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels,
       k_(k),
       a_grid_(a_grid),
       b_grid_(b_grid) {
-  for (size_t k0 = 0; k0 < k_; k0 += kMaxExactK) {
-    const size_t chunk = std::min(kMaxExactK, k_ - k0);
+  for (size_t k0 = 0; k0 < k_; k0 += chunk_k) {
+    const size_t chunk = std::min(chunk_k, k_ - k0);
     chunks_.push_back({k0, chunk, b_panel_stride_, a_tile_stride_});
     b_panel_stride_ += format_.BPanelBytes(chunk);
     a_tile_stride_ += format_.ATileBytes(chunk);
@@ -353,10 +385,15 @@ struct QGemmPlan::RunJob {
               for (size_t j = 0; j < nr; ++j) out_tile[i * out->row_stride + j * out->col_stride] = scratch[i * f.nr + j];
           continue;
         }
-        // K beyond one exact int32 chain: each chunk is exact in int32, their sum in int64.
-        std::fill(acc64, acc64 + mr * f.nr, 0);
         params.acc_out = acc32;
         params.deferrable = false;
+        if (q->block_b_scale) {
+          BlockwiseFloatTile(p.chunks_.size(), *q, p.padded_n(), mr, nr, m0, n0, run_chunk, acc32, f.nr, out_tile,
+                             out->row_stride, out->col_stride);
+          continue;
+        }
+        // K beyond one exact int32 chain: each chunk is exact in int32, their sum in int64.
+        std::fill(acc64, acc64 + mr * f.nr, 0);
         for (size_t c = 0; c < p.chunks_.size(); ++c) {
           run_chunk(c);
           for (size_t i = 0; i < mr; ++i)

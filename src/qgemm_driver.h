@@ -57,15 +57,20 @@ struct QGemmQuantization {
   // scales are per tensor; kFloat32 AScale * BScale when the A scale is per tensor.
   float* multiplier;
   float* bias;  // kFloat32: per column, or NULL for no bias
+  // kFloat32 with blockwise B scales: [chunk][padded column] (the plan's K chunks are the blocks),
+  // else NULL. The chunks' exact sums are then combined in float (docs/semantics.md).
+  float* block_b_scale;
   int32_t *a_zero_point, *out_zero_point;          // per row
   int32_t* col_b;         // B zero points in the packing's domain, per column
   int32_t* b_zero_point;  // decoding scratch, per column
   bool use_col_b;
 
-  // Bytes of the arrays for padded_m rows and padded_n columns (a multiple of 64).
-  static size_t Bytes(size_t padded_m, size_t padded_n);
-  // Points the arrays into `memory` (Bytes() of it, 64-byte aligned); multiplier stays NULL.
-  static QGemmQuantization In(uint8_t* memory, size_t padded_m, size_t padded_n);
+  // Bytes of the arrays for padded_m rows, padded_n columns (a multiple of 64) and `blocks` rows
+  // of blockwise B scales (0 for none).
+  static size_t Bytes(size_t padded_m, size_t padded_n, size_t blocks);
+  // Points the arrays into `memory` (Bytes() of it, 64-byte aligned); multiplier stays NULL, and
+  // block_b_scale too where blocks is 0.
+  static QGemmQuantization In(uint8_t* memory, size_t padded_m, size_t padded_n, size_t blocks);
   float* multiplier_memory;  // where multiplier points when it is used
   float* bias_memory;        // where bias points when it is used
 };
@@ -83,8 +88,9 @@ class QGemmPlan {
   // 33025 * 65025 < 2^31. Longer K is split into chunks whose sums are added in int64.
   static constexpr size_t kMaxExactK = 32768;
 
+  // K runs in chunks of chunk_k (kMaxExactK, or the B scales' block for blockwise scales).
   QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels, size_t m, size_t n, size_t k,
-            MatrixGrid a_grid, MatrixGrid b_grid);
+            MatrixGrid a_grid, MatrixGrid b_grid, size_t chunk_k = kMaxExactK);
   // Refuses shapes whose workspaces cannot be represented (every product checked).
   cpuml_status CheckLimits(const char* op) const;
 
@@ -92,6 +98,7 @@ class QGemmPlan {
   const PackFormat& format() const { return format_; }
   size_t padded_m() const { return m_tiles_ * format_.mr; }
   size_t padded_n() const { return panels_ * format_.nr; }
+  size_t chunk_count() const { return chunks_.size(); }
   size_t packed_b_bytes() const { return b_grid_.Count() * panels_ * b_panel_stride_; }
   size_t packed_a_bytes() const { return a_grid_.Count() * m_tiles_ * a_tile_stride_; }
   size_t row_terms_bytes() const { return a_grid_.Count() * chunks_.size() * 2 * padded_m() * sizeof(int32_t); }

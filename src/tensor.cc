@@ -35,6 +35,8 @@ const char* DataTypeName(CPUML_TENSOR_DATA_TYPE type) {
     case CPUML_TENSOR_DATA_TYPE_INT32: return "INT32";
     case CPUML_TENSOR_DATA_TYPE_INT16: return "INT16";
     case CPUML_TENSOR_DATA_TYPE_INT8: return "INT8";
+    case CPUML_TENSOR_DATA_TYPE_UINT4: return "UINT4";
+    case CPUML_TENSOR_DATA_TYPE_INT4: return "INT4";
   }
   return "an unknown data type";
 }
@@ -50,7 +52,7 @@ const char* FormatSizes(const Tensor& t, char* buf, size_t buf_size) {
 static void FormatAllowedTypes(uint32_t allowed, char* buf, size_t buf_size) {
   buf[0] = '\0';
   size_t used = 0;
-  for (int t = 1; t < 9; ++t) {
+  for (int t = 1; t <= CPUML_TENSOR_DATA_TYPE_INT4; ++t) {
     if (!(allowed & (1u << t)) || used >= buf_size) continue;
     used += static_cast<size_t>(snprintf(buf + used, buf_size - used, "%s%s", used ? ", " : "",
                                          DataTypeName(static_cast<CPUML_TENSOR_DATA_TYPE>(t))));
@@ -68,11 +70,13 @@ cpuml_status ParseTensor(const CPUML_TENSOR_DESC* desc, const TensorRule& rule, 
 
   Tensor t;
   const int32_t raw_type = RawEnum(buffer->DataType);
-  if (raw_type <= CPUML_TENSOR_DATA_TYPE_UNKNOWN || raw_type > CPUML_TENSOR_DATA_TYPE_INT8)
+  t.type = static_cast<CPUML_TENSOR_DATA_TYPE>(raw_type);
+  t.nibbles = t.type == CPUML_TENSOR_DATA_TYPE_UINT4 || t.type == CPUML_TENSOR_DATA_TYPE_INT4;
+  if (raw_type <= CPUML_TENSOR_DATA_TYPE_UNKNOWN || (raw_type > CPUML_TENSOR_DATA_TYPE_INT8 && !t.nibbles))
     return Fail(CPUML_STATUS_UNSUPPORTED, "%s DataType %d is not a supported data type", where,
                 static_cast<int>(raw_type));
-  t.type = static_cast<CPUML_TENSOR_DATA_TYPE>(raw_type);
-  t.element_size = DataTypeSize(t.type);
+  // A 4-bit tensor is addressed in bytes (alignment, bindings): two elements share one.
+  t.element_size = t.nibbles ? 1 : DataTypeSize(t.type);
   if (!(rule.allowed_types & TypeBit(t.type))) {
     char allowed[128];
     FormatAllowedTypes(rule.allowed_types, allowed, sizeof allowed);
@@ -111,14 +115,19 @@ cpuml_status ParseTensor(const CPUML_TENSOR_DESC* desc, const TensorRule& rule, 
   if (__builtin_add_overflow(last, 1, &reach) || __builtin_mul_overflow(reach, t.element_size, &reach) ||
       __builtin_add_overflow(reach, 3, &minimum) || reach > (UINT64_MAX >> 2))
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: the addressed byte range overflows 64 bits", where);
+  if (t.nibbles) {  // offsets count nibbles: the last one's byte, rounded up to 4 bytes
+    reach = (reach + 1) / 2;
+    minimum = reach + 3;
+  }
   minimum &= ~uint64_t{3};
   t.reach_bytes = reach;
   t.total_bytes = buffer->TotalTensorSizeInBytes;
   if (t.total_bytes < minimum)
     return Fail(CPUML_STATUS_INVALID_ARGUMENT,
                 "%s TotalTensorSizeInBytes %llu must be at least %llu ((sum((Sizes[i]-1)*Strides[i]) + 1) * "
-                "element size, rounded up to 4)",
-                where, static_cast<unsigned long long>(t.total_bytes), static_cast<unsigned long long>(minimum));
+                "element size%s, rounded up to 4)",
+                where, static_cast<unsigned long long>(t.total_bytes), static_cast<unsigned long long>(minimum),
+                t.nibbles ? " (1/2 for 4-bit types, the last byte counted whole)" : "");
   t.alignment = buffer->GuaranteedBaseOffsetAlignment;
   if (t.alignment & (t.alignment - 1))
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s GuaranteedBaseOffsetAlignment %u must be 0 or a power of two",

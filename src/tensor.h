@@ -21,7 +21,8 @@ struct Tensor {
   uint64_t total_bytes = 0;         // the descriptor's TotalTensorSizeInBytes
   uint64_t reach_bytes = 0;         // bytes the tensor really addresses: last offset + 1 element
   uint32_t alignment = 0;           // GuaranteedBaseOffsetAlignment
-  size_t element_size = 0;
+  size_t element_size = 0;         // bytes; 1 for the 4-bit types, whose offsets count nibbles
+  bool nibbles = false;             // UINT4 or INT4
 
   uint64_t ElementCount() const;
   // Prepends size-1 dimensions up to `rank` (the matmul's 2-D and 3-D descriptors).

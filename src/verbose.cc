@@ -60,6 +60,8 @@ const char* ShortTypeName(CPUML_TENSOR_DATA_TYPE type) {
     case CPUML_TENSOR_DATA_TYPE_INT32: return "s32";
     case CPUML_TENSOR_DATA_TYPE_INT16: return "s16";
     case CPUML_TENSOR_DATA_TYPE_INT8: return "s8";
+    case CPUML_TENSOR_DATA_TYPE_UINT4: return "u4";
+    case CPUML_TENSOR_DATA_TYPE_INT4: return "s4";
     case CPUML_TENSOR_DATA_TYPE_UNKNOWN: break;
   }
   return "?";

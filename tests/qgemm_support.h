@@ -53,9 +53,18 @@ struct QConfig {
   Quant bias = Quant::kAbsent;  // kIntegerToFloat: absent, per tensor or per column
   // Scales of either sign (MATRIX_MULTIPLY_INTEGER_TO_FLOAT accepts any finite scale).
   bool signed_scales = false;
+  // kIntegerToFloat with a 4-bit b_type: B's scales and zero points per block of this many K
+  // rows and per column ({1,1,ceil(K/b_block),N}); 0 for the usual granularities.
+  uint32_t b_block = 0;
 };
 
-inline bool IsSigned(CPUML_TENSOR_DATA_TYPE t) { return t == CPUML_TENSOR_DATA_TYPE_INT8; }
+inline bool IsFourBit(CPUML_TENSOR_DATA_TYPE t) {
+  return t == CPUML_TENSOR_DATA_TYPE_UINT4 || t == CPUML_TENSOR_DATA_TYPE_INT4;
+}
+
+inline bool IsSigned(CPUML_TENSOR_DATA_TYPE t) {
+  return t == CPUML_TENSOR_DATA_TYPE_INT8 || t == CPUML_TENSOR_DATA_TYPE_INT4;
+}
 
 class QProblem {
  public:
@@ -89,10 +98,19 @@ class QProblem {
           c.b_owned ? CPUML_TENSOR_FLAG_OWNED_BY_CPUML : CPUML_TENSOR_FLAG_NONE);
     }
     const auto scale_flags = c.scales_owned ? CPUML_TENSOR_FLAG_OWNED_BY_CPUML : CPUML_TENSOR_FLAG_NONE;
+    // A 4-bit B's zero points are owned with it (folded in at initialize).
+    const auto b_zero_flags = IsFourBit(c.b_type) ? CPUML_TENSOR_FLAG_OWNED_BY_CPUML : CPUML_TENSOR_FLAG_NONE;
     AddQuant(kAScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.a_scale, true, scale_flags);
     AddQuant(kAZero, c.a_type, c.a_zero, true, CPUML_TENSOR_FLAG_NONE);
-    AddQuant(kBScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.b_scale, false, scale_flags);
-    AddQuant(kBZero, c.b_type, c.b_zero, false, CPUML_TENSOR_FLAG_NONE);
+    if (c.b_block) {
+      // {1,1,blocks,N}: scales with a column stride of 2 (strides honoured), zero points packed.
+      const uint32_t blocks = (c.k + c.b_block - 1) / c.b_block;
+      Add(kBScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, blocks, c.n}, {0, 0, 2 * c.n, 2}, scale_flags);
+      if (c.b_zero != Quant::kAbsent) Add(kBZero, c.b_type, {1, 1, blocks, c.n}, {0, 0, c.n, 1}, b_zero_flags);
+    } else {
+      AddQuant(kBScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.b_scale, false, scale_flags);
+      AddQuant(kBZero, c.b_type, c.b_zero, false, b_zero_flags);
+    }
     AddQuant(kOutScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.out_scale, true, scale_flags);
     AddQuant(kOutZero, c.out_type, c.out_zero, true, CPUML_TENSOR_FLAG_NONE);
     AddQuant(kBias, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.bias, false, scale_flags);
@@ -294,6 +312,13 @@ class QProblem {
   }
 
   int32_t RandomInt(CPUML_TENSOR_DATA_TYPE t) {
+    if (IsFourBit(t)) {  // a byte of two elements: random nibbles, or each at either extreme
+      if (c_.data == Data::kExtremes) {
+        const int lowest = IsSigned(t) ? 0x8 : 0x0, highest = IsSigned(t) ? 0x7 : 0xF;
+        return (rng_() & 1 ? highest : lowest) | (rng_() & 1 ? highest : lowest) << 4;
+      }
+      return static_cast<int32_t>(rng_() & 0xFF);
+    }
     const int lo = IsSigned(t) ? -128 : 0;
     if (c_.data == Data::kExtremes || c_.data == Data::kSevenBitExtremes) return (rng_() & 1) ? lo + 255 : lo;
     if (c_.data == Data::kSmall) return static_cast<int>(rng_() % 7) - 3 + (IsSigned(t) ? 0 : 128);
@@ -352,7 +377,8 @@ class QProblem {
       for (int member : {kAZero, kBZero})
         if (descs_[member]) {
           const bool s = IsSigned(descs_[member]->type());
-          memset(buffers_[member]->data(), s ? 0x80 : 0x00, buffers_[member]->size());
+          const uint8_t lowest = IsFourBit(descs_[member]->type()) ? (s ? 0x88 : 0x00) : (s ? 0x80 : 0x00);
+          memset(buffers_[member]->data(), lowest, buffers_[member]->size());
         }
     } else {
       FillInts(kAZero);

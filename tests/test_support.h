@@ -73,6 +73,8 @@ class TensorDesc {
     const auto s = Strides();
     uint64_t last = 0;
     for (size_t d = 0; d < sizes_.size(); ++d) last += (sizes_[d] - 1) * s[d];
+    if (type() == CPUML_TENSOR_DATA_TYPE_UINT4 || type() == CPUML_TENSOR_DATA_TYPE_INT4)
+      return ((last + 2) / 2 + 3) / 4 * 4;  // two elements a byte
     return ((last + 1) * element_size() + 3) / 4 * 4;
   }
 

@@ -117,6 +117,13 @@ typedef enum CPUML_TENSOR_DATA_TYPE {
   CPUML_TENSOR_DATA_TYPE_INT32 = 6,   /**< Two's complement 32-bit integer. */
   CPUML_TENSOR_DATA_TYPE_INT16 = 7,   /**< Two's complement 16-bit integer. */
   CPUML_TENSOR_DATA_TYPE_INT8 = 8,    /**< Two's complement 8-bit integer. */
+  /* 9-11 are DirectML's FLOAT64, UINT64 and INT64, which no cpuml operator accepts. */
+  /** Unsigned 4-bit integer, two to a byte (DirectML feature level 6.3). Strides and sizes count
+   *  elements; element offset o (sum of index x stride) is in byte o / 2, in its low nibble when o
+   *  is even. TotalTensorSizeInBytes covers ceil((largest offset + 1) / 2) bytes, rounded up to 4.
+   *  Accepted only where a member says so (MATRIX_MULTIPLY_INTEGER_TO_FLOAT's BTensor). */
+  CPUML_TENSOR_DATA_TYPE_UINT4 = 12,
+  CPUML_TENSOR_DATA_TYPE_INT4 = 13, /**< Two's complement 4-bit integer (-8..7), packed as UINT4. */
 } CPUML_TENSOR_DATA_TYPE;
 
 /** The kind of tensor a CPUML_TENSOR_DESC describes. */

@@ -35,6 +35,12 @@ int64_t LoadInteger(const TensorView& t, uint64_t offset) {
   switch (t.type) {
     case CPUML_TENSOR_DATA_TYPE_INT8: return reinterpret_cast<const int8_t*>(p)[offset];
     case CPUML_TENSOR_DATA_TYPE_UINT8: return reinterpret_cast<const uint8_t*>(p)[offset];
+    case CPUML_TENSOR_DATA_TYPE_UINT4:
+    case CPUML_TENSOR_DATA_TYPE_INT4: {
+      // Offsets count nibbles: byte offset / 2, the low nibble for an even offset.
+      const int64_t nibble = (reinterpret_cast<const uint8_t*>(p)[offset / 2] >> (offset % 2 == 0 ? 0 : 4)) & 0xF;
+      return t.type == CPUML_TENSOR_DATA_TYPE_INT4 && nibble >= 8 ? nibble - 16 : nibble;
+    }
     default: return 0;
   }
 }
@@ -95,11 +101,12 @@ namespace {
 // Per-tensor tensors have size 1 in the indexed dimension: index 0 there.
 uint64_t Per(const TensorView& t, uint32_t dim, uint32_t i) { return t.sizes[dim] == 1 ? 0 : i * t.strides[dim]; }
 
-// Calls store(output offset, m, n, exact sum) for every output element: the sum over K of
-// (A - AZeroPoint[m]) * (B - BZeroPoint[n]), in 64 bits, with the operators' broadcasting.
+// Calls store(output offset, m, n, block, exact sum) for every output element and every block of
+// `block` K rows, blocks in ascending order: the sum over the block's K of (A - AZeroPoint[m]) *
+// (B - BZeroPoint[block][n]), in 64 bits, with the operators' broadcasting.
 template <class Store>
-void ForEachSum(const TensorView& a, const TensorView& a_zero_point, const TensorView& b,
-                const TensorView& b_zero_point, const TensorView& out, Store store) {
+void ForEachBlockSum(const TensorView& a, const TensorView& a_zero_point, const TensorView& b,
+                     const TensorView& b_zero_point, const TensorView& out, uint32_t block, Store store) {
   const uint32_t batches = out.sizes[0], channels = out.sizes[1];
   const uint32_t m_count = out.sizes[2], n_count = out.sizes[3];
   const uint32_t k_count = a.sizes[3];
@@ -110,19 +117,40 @@ void ForEachSum(const TensorView& a, const TensorView& a_zero_point, const Tenso
       const uint64_t o_base = bi * out.strides[0] + c * out.strides[1];
       for (uint32_t m = 0; m < m_count; ++m) {
         const int64_t za = a_zero_point.data ? LoadInteger(a_zero_point, Per(a_zero_point, 2, m)) : 0;
-        for (uint32_t n = 0; n < n_count; ++n) {
-          const int64_t zb = b_zero_point.data ? LoadInteger(b_zero_point, Per(b_zero_point, 3, n)) : 0;
-          int64_t acc = 0;
-          for (uint32_t k = 0; k < k_count; ++k) {
-            const int64_t av = LoadInteger(a, a_base + m * a.strides[2] + k * a.strides[3]);
-            const int64_t bv = LoadInteger(b, b_base + k * b.strides[2] + n * b.strides[3]);
-            acc += (av - za) * (bv - zb);
+        for (uint32_t n = 0; n < n_count; ++n)
+          for (uint32_t k0 = 0, index = 0; k0 < k_count; k0 += block, ++index) {
+            const int64_t zb = b_zero_point.data
+                                   ? LoadInteger(b_zero_point, Per(b_zero_point, 2, index) + Per(b_zero_point, 3, n))
+                                   : 0;
+            int64_t acc = 0;
+            for (uint32_t k = k0; k < k_count && k < k0 + block; ++k) {
+              const int64_t av = LoadInteger(a, a_base + m * a.strides[2] + k * a.strides[3]);
+              const int64_t bv = LoadInteger(b, b_base + k * b.strides[2] + n * b.strides[3]);
+              acc += (av - za) * (bv - zb);
+            }
+            store(o_base + m * out.strides[2] + n * out.strides[3], m, n, index, acc);
           }
-          store(o_base + m * out.strides[2] + n * out.strides[3], m, n, acc);
-        }
       }
     }
   }
+}
+
+// One block of all of K: the sum of the formula over K.
+template <class Store>
+void ForEachSum(const TensorView& a, const TensorView& a_zero_point, const TensorView& b,
+                const TensorView& b_zero_point, const TensorView& out, Store store) {
+  ForEachBlockSum(a, a_zero_point, b, b_zero_point, out, a.sizes[3],
+                  [&](uint64_t offset, uint32_t m, uint32_t n, uint32_t, int64_t acc) { store(offset, m, n, acc); });
+}
+
+// The K rows one block of B's scales covers: BScale {1,1,blocks,N} with blocks > 1 stands for the
+// block size among 16, 32, 64, 128 and 256 with ceil(K / size) = blocks; otherwise all of K.
+uint32_t ScaleBlock(const TensorView& b_scale, uint32_t k) {
+  const uint32_t blocks = b_scale.sizes[2];
+  if (blocks > 1)
+    for (uint32_t size = 16; size <= 256; size *= 2)
+      if ((k + size - 1) / size == blocks) return size;
+  return k;
 }
 
 }  // namespace
@@ -150,16 +178,23 @@ void MatrixMultiplyInteger(const MatMulIntegerArgs& args) {
 }
 
 void MatrixMultiplyIntegerToFloat(const MatMulIntegerArgs& args) {
-  ForEachSum(args.a, args.a_zero_point, args.b, args.b_zero_point, args.out,
-             [&](uint64_t offset, uint32_t m, uint32_t n, int64_t acc) {
-               const float sa = LoadFloat(args.a_scale, Per(args.a_scale, 2, m));
-               const float sb = LoadFloat(args.b_scale, Per(args.b_scale, 3, n));
-               float y = static_cast<float>(acc) * (sa * sb);
-               if (args.bias.data) y = y + LoadFloat(args.bias, Per(args.bias, 3, n));
-               uint32_t bits;
-               memcpy(&bits, &y, sizeof bits);
-               StoreBits(args.out, offset, bits);
-             });
+  // Per block, in ascending order: p = float(sum) * (AScale[m] * BScale[block][n]); y = p for the
+  // first block, y + p after it; then y + Bias[n]. One block (per-tensor or per-column B scales)
+  // is float(sum) * (AScale * BScale) [+ Bias].
+  const uint32_t k = args.a.sizes[3], block = ScaleBlock(args.b_scale, k), blocks = (k + block - 1) / block;
+  float y = 0.0f;
+  ForEachBlockSum(args.a, args.a_zero_point, args.b, args.b_zero_point, args.out, block,
+                  [&](uint64_t offset, uint32_t m, uint32_t n, uint32_t index, int64_t acc) {
+                    const float sa = LoadFloat(args.a_scale, Per(args.a_scale, 2, m));
+                    const float sb = LoadFloat(args.b_scale, Per(args.b_scale, 2, index) + Per(args.b_scale, 3, n));
+                    const float p = static_cast<float>(acc) * (sa * sb);
+                    y = index == 0 ? p : y + p;
+                    if (index + 1 < blocks) return;
+                    if (args.bias.data) y = y + LoadFloat(args.bias, Per(args.bias, 3, n));
+                    uint32_t bits;
+                    memcpy(&bits, &y, sizeof bits);
+                    StoreBits(args.out, offset, bits);
+                  });
 }
 
 void DynamicQuantizeLinear(const TensorView& input, const TensorView& out, const TensorView& scale,

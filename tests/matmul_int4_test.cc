@@ -1,0 +1,177 @@
+// MATRIX_MULTIPLY_INTEGER_TO_FLOAT with 4-bit B (UINT4, INT4) and B's scales and zero points per
+// block of K rows, on every tier: a hand-computed case, sweeps byte-equal to the scalar
+// reference, and the descriptor rules.
+#include <math.h>
+
+#include "tests/qgemm_support.h"
+
+namespace cpuml_test {
+namespace {
+
+constexpr CPUML_TENSOR_DATA_TYPE kU8 = CPUML_TENSOR_DATA_TYPE_UINT8, kS8 = CPUML_TENSOR_DATA_TYPE_INT8,
+                                 kU4 = CPUML_TENSOR_DATA_TYPE_UINT4, kS4 = CPUML_TENSOR_DATA_TYPE_INT4,
+                                 kF32 = CPUML_TENSOR_DATA_TYPE_FLOAT32;
+
+class MatMulInt4Test : public TierTest {};
+
+// Packs 4-bit values two to a byte, the lower index in the low nibble.
+std::vector<uint8_t> Nibbles(const std::vector<int>& values) {
+  std::vector<uint8_t> bytes((values.size() + 1) / 2 + 4, 0);
+  for (size_t i = 0; i < values.size(); ++i) bytes[i / 2] |= static_cast<uint8_t>((values[i] & 0xF) << (i % 2 * 4));
+  return bytes;
+}
+
+// By hand: A = 1 (1 x 20, INT8), B 20 x 2 in blocks of 16 rows (the second block 4 rows long).
+// Column 0: B - zero point = 1 everywhere, so the block sums are 16 and 4; column 1: 7 in the
+// first block, 0 in the second: 112 and 0. AScale 0.5; BScale {0.25, 1} then {2, 0.125}:
+// y0 = 16 * 0.125 + 4 * 1 = 6, y1 = 112 * 0.5 + 0 = 56; bias {1, -6} gives 7 and 50.
+TEST_P(MatMulInt4Test, BlockwiseByHand) {
+  for (CPUML_TENSOR_DATA_TYPE b_type : {kU4, kS4}) {
+    SCOPED_TRACE(b_type == kU4 ? "UINT4" : "INT4");
+    const bool s = b_type == kS4;
+    std::vector<int> b_values(40), zero_values = {s ? -4 : 8, s ? 0 : 8, s ? -4 : 8, s ? -8 : 0};
+    for (int k = 0; k < 20; ++k) {
+      b_values[k * 2] = s ? -3 : 9;                          // column 0: 1 above its zero point
+      b_values[k * 2 + 1] = k < 16 ? (s ? 7 : 15) : (s ? -8 : 0);  // column 1: 7 above, then 0
+    }
+    std::vector<uint8_t> b = Nibbles(b_values), zero_point = Nibbles(zero_values);
+    TensorDesc a_desc(kS8, {1, 20}), a_scale_desc(kF32, {1, 1}),
+        b_desc(b_type, {20, 2}, {}, CPUML_TENSOR_FLAG_OWNED_BY_CPUML), b_scale_desc(kF32, {2, 2}),
+        b_zero_desc(b_type, {2, 2}, {}, CPUML_TENSOR_FLAG_OWNED_BY_CPUML), bias_desc(kF32, {1, 2}), out_desc(kF32, {1, 2});
+    std::vector<int8_t> a(20, 1);
+    float a_scale = 0.5f, b_scale[4] = {0.25f, 1.0f, 2.0f, 0.125f}, bias[2] = {1.0f, -6.0f}, y[2] = {};
+    const CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC desc{a_desc.get(), a_scale_desc.get(), nullptr,
+                                                                    b_desc.get(), b_scale_desc.get(), b_zero_desc.get(),
+                                                                    bias_desc.get(), out_desc.get()};
+    const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT, &desc};
+    cpuml_operator* raw = nullptr;
+    ASSERT_EQ(cpuml_create_operator(&op_desc, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+    OperatorPtr op(raw);
+    CPUML_BUFFER_BINDING inputs[] = {{a.data(), 20},      {&a_scale, 4},       {nullptr, 0}, {b.data(), b.size()},
+                                     {b_scale, 16},       {zero_point.data(), zero_point.size()}, {bias, 8}};
+    ASSERT_EQ(cpuml_initialize_operator(op.get(), inputs, 7), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+    inputs[3] = inputs[5] = {nullptr, 0};  // owned
+    const CPUML_BUFFER_BINDING output{y, sizeof y};
+    ASSERT_EQ(cpuml_execute_operator(op.get(), inputs, 7, &output, 1, nullptr), CPUML_STATUS_SUCCESS)
+        << cpuml_last_error_message();
+    EXPECT_EQ(y[0], 7.0f);
+    EXPECT_EQ(y[1], 50.0f);
+  }
+}
+
+QConfig RandomInt4(std::mt19937& rng, uint32_t m, uint32_t k, uint32_t n) {
+  const Quant granularity[3] = {Quant::kAbsent, Quant::kPerTensor, Quant::kPerChannel};
+  const uint32_t blocks[] = {0, 16, 32, 64, 128, 256};
+  QConfig c;
+  c.op = MatMulOp::kIntegerToFloat;
+  c.m = m;
+  c.k = k;
+  c.n = n;
+  c.a_type = rng() % 2 ? kU8 : kS8;
+  c.b_type = rng() % 2 ? kU4 : kS4;
+  c.b_block = blocks[rng() % 6];
+  if (c.b_block && (k + c.b_block - 1) / c.b_block < 2) c.b_block = 0;  // one block: per column
+  c.a_zero = granularity[rng() % 3];
+  c.b_zero = c.b_block ? (rng() % 2 ? Quant::kPerChannel : Quant::kAbsent) : granularity[rng() % 3];
+  c.a_scale = granularity[1 + rng() % 2];
+  c.b_scale = granularity[1 + rng() % 2];
+  c.bias = granularity[rng() % 3];
+  c.signed_scales = rng() % 2;
+  c.b_transposed = rng() % 2;  // N x K: MatMulNBits' layout
+  c.padded = rng() % 3 == 0;
+  c.out_strided = rng() % 5 == 0;
+  c.b_owned = true;
+  c.scales_owned = rng() % 4 == 0;
+  c.data = rng() % 4 == 0 ? Data::kExtremes : Data::kRandom;
+  c.seed = rng();
+  return c;
+}
+
+std::string Describe(const QConfig& c) {
+  char text[200];
+  snprintf(text, sizeof text, "M=%u K=%u N=%u A %s B %s block %u zero %d%d scale %d%d bias %d bT=%d pad=%d outS=%d "
+           "threads=%d data=%d seed=%u", c.m, c.k, c.n, c.a_type == kS8 ? "s8" : "u8", c.b_type == kS4 ? "s4" : "u4",
+           c.b_block, int(c.a_zero), int(c.b_zero), int(c.a_scale), int(c.b_scale), int(c.bias), c.b_transposed,
+           c.padded, c.out_strided, c.threads, int(c.data), c.seed);
+  return text;
+}
+
+// Every K around the block sizes (partial last blocks), tile remainders in M and N.
+TEST_P(MatMulInt4Test, BlocksAndRemainders) {
+  std::mt19937 rng(91);
+  const uint32_t ks[] = {1, 15, 16, 17, 31, 33, 64, 100, 129, 256, 257, 300, 600};
+  for (uint32_t k : ks)
+    for (int i = 0; i < (ReducedSweep() ? 3 : 8); ++i) {
+      QConfig c = RandomInt4(rng, 1 + rng() % 20, k, 1 + rng() % 40);
+      SCOPED_TRACE(Describe(c));
+      ExpectReferenceBytes(c);
+      if (HasFatalFailure()) return;
+    }
+}
+
+// Larger shapes, batches of A, and threads.
+TEST_P(MatMulInt4Test, ShapesAndThreads) {
+  std::mt19937 rng(92);
+  for (int i = 0; i < (ReducedSweep() ? 6 : 20); ++i) {
+    QConfig c = RandomInt4(rng, 1 + rng() % 100, 16 + rng() % 1100, 1 + rng() % 150);
+    if (rng() % 4 == 0) c.a_batch = {1 + static_cast<uint32_t>(rng() % 2), 1 + static_cast<uint32_t>(rng() % 2)};
+    c.threads = 1 + static_cast<int>(rng() % 3);
+    SCOPED_TRACE(Describe(c));
+    ExpectReferenceBytes(c);
+    if (HasFatalFailure()) return;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, MatMulInt4Test, testing::ValuesIn(AllTiers()), TierName);
+
+// The rules, each failure naming the member and the rule.
+TEST(MatMulInt4Validation, RulesNameTheMember) {
+  auto error = [](const CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC& desc) -> std::string {
+    const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT, &desc};
+    cpuml_operator* raw = nullptr;
+    const cpuml_status status = cpuml_create_operator(&op_desc, &raw);
+    cpuml_destroy_operator(raw);
+    return status == CPUML_STATUS_SUCCESS ? std::string("success") : cpuml_last_error_message();
+  };
+  const auto owned = CPUML_TENSOR_FLAG_OWNED_BY_CPUML;
+  TensorDesc a(kU8, {4, 100}), s(kF32, {1, 1}), b(kU4, {100, 8}, {}, owned), b_loose(kU4, {100, 8}),
+      b8(kS8, {100, 8}, {}, owned), blocks(kF32, {4, 8}), blocks_wrong(kF32, {3, 8}), blocks_narrow(kF32, {4, 1}),
+      zero(kU4, {4, 8}, {}, owned), zero_loose(kU4, {4, 8}), zero_wrong(kU4, {1, 8}, {}, owned), out(kF32, {4, 8});
+  EXPECT_EQ(error({a.get(), s.get(), nullptr, b.get(), blocks.get(), zero.get(), nullptr, out.get()}), "success");
+  EXPECT_NE(error({a.get(), s.get(), nullptr, b_loose.get(), blocks.get(), nullptr, nullptr, out.get()})
+                .find("BTensor of DataType UINT4 must be OWNED_BY_CPUML"),
+            std::string::npos);
+  EXPECT_NE(error({a.get(), s.get(), nullptr, b.get(), blocks.get(), zero_loose.get(), nullptr, out.get()})
+                .find("BZeroPointTensor of a 4-bit BTensor must be OWNED_BY_CPUML"),
+            std::string::npos);
+  EXPECT_NE(error({a.get(), s.get(), nullptr, b8.get(), blocks.get(), nullptr, nullptr, out.get()})
+                .find("BScaleTensor sizes {1,1,4,8} are blockwise"),
+            std::string::npos);
+  EXPECT_NE(error({a.get(), s.get(), nullptr, b.get(), blocks_wrong.get(), nullptr, nullptr, out.get()})
+                .find("BScaleTensor sizes {1,1,3,8} must be"),
+            std::string::npos);
+  EXPECT_NE(error({a.get(), s.get(), nullptr, b.get(), blocks_narrow.get(), nullptr, nullptr, out.get()})
+                .find("BScaleTensor sizes {1,1,4,1} must be"),
+            std::string::npos);
+  EXPECT_NE(error({a.get(), s.get(), nullptr, b.get(), blocks.get(), zero_wrong.get(), nullptr, out.get()})
+                .find("BZeroPointTensor sizes {1,1,1,8} must equal BScaleTensor sizes {1,1,4,8}"),
+            std::string::npos);
+  // A zero point of B's 8-bit type with 4-bit B, and 4-bit types where no member takes them.
+  TensorDesc zero8(kU8, {4, 8}, {}, owned);
+  EXPECT_NE(error({a.get(), s.get(), nullptr, b.get(), blocks.get(), zero8.get(), nullptr, out.get()})
+                .find("BZeroPointTensor DataType UINT8 must equal BTensor DataType UINT4"),
+            std::string::npos);
+  TensorDesc a4(kU4, {4, 100});
+  EXPECT_NE(error({a4.get(), s.get(), nullptr, b.get(), blocks.get(), nullptr, nullptr, out.get()})
+                .find("ATensor DataType UINT4 must be one of"),
+            std::string::npos);
+  // TotalTensorSizeInBytes of 4-bit B: 800 elements are 400 bytes.
+  TensorDesc b_short(kU4, {100, 8}, {}, owned);
+  b_short.buffer().TotalTensorSizeInBytes = 396;
+  EXPECT_NE(error({a.get(), s.get(), nullptr, b_short.get(), blocks.get(), nullptr, nullptr, out.get()})
+                .find("BTensor TotalTensorSizeInBytes 396 must be at least 400"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace cpuml_test
