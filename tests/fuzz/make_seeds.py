@@ -84,6 +84,8 @@ def packed_bytes(sizes, strides, element_size):
         for d in reversed(range(len(sizes))):
             strides[d], packed = packed, packed * sizes[d]
     last = sum((n - 1) * s for n, s in zip(sizes, strides))
+    if element_size == 0.5:  # two 4-bit elements a byte
+        return ((last + 2) // 2 + 3) // 4 * 4
     return ((last + 1) * element_size + 3) // 4 * 4
 
 
@@ -98,11 +100,13 @@ OPTIONAL = {"a_zero", "b_zero", "bias"}
 
 
 def matmul_integer(tier, to_float, a, n, a_signed=False, b_signed=True, per_row=(), absent=(), b_batch_one=(False, False),
-                   strides=None, owned=(), floats=None, float_mode=0, binds=None, alias=0, pool=0, scratch=0):
+                   strides=None, owned=(), floats=None, float_mode=0, binds=None, alias=0, pool=0, scratch=0,
+                   b4=False, block=0):
     """MATRIX_MULTIPLY_INTEGER (selector 3) or MATRIX_MULTIPLY_INTEGER_TO_FLOAT (selector 11) in the
     derived shape mode: A's sizes (rank 2 to 4) and N give every other member's. per_row names the
     members per row (A's) or per column (B's and the bias), absent the optional members left NULL,
-    strides and owned per member; floats(member, count) gives the scale and bias bytes."""
+    strides and owned per member; floats(member, count) gives the scale and bias bytes. b4 makes B
+    (and its zero points) 4-bit, block (16-256, or 0) B's scales and zero points blockwise."""
     members = I2F_MEMBERS if to_float else MMI_MEMBERS
     strides = strides or {}
     rank = len(a)
@@ -110,19 +114,23 @@ def matmul_integer(tier, to_float, a, n, a_signed=False, b_signed=True, per_row=
     bits = {"a_scale": 0, "a_zero": 1, "b_scale": 2, "b_zero": 3, "bias": 4}
     shapes = sum(1 << bits[m] for m in per_row) | (0x20 if b_batch_one[0] else 0) | (0x40 if b_batch_one[1] else 0)
     absent_byte = sum(1 << j for j, m in enumerate(members) if m in absent)
-    data = bytes([tier, 11 if to_float else 3, 1 if a_signed else 0, 1 if b_signed else 0, absent_byte, shapes])
+    data = bytes([tier, 11 if to_float else 3, 1 if a_signed else 0, (1 if b_signed else 0) | (2 if b4 else 0),
+                  absent_byte, shapes])
+    if b4:
+        data += bytes([[0, 16, 32, 64, 128, 256].index(block)])
+    blocks = (a4[3] + block - 1) // block if block else 1
     sizes4 = {
         "a": a4,
         "b": [1 if b_batch_one[0] else a4[0], 1 if b_batch_one[1] else a4[1], a4[3], n],
         "out": [a4[0], a4[1], a4[2], n],
         "a_scale": [1, 1, a4[2] if "a_scale" in per_row else 1, 1],
         "a_zero": [1, 1, a4[2] if "a_zero" in per_row else 1, 1],
-        "b_scale": [1, 1, 1, n if "b_scale" in per_row else 1],
-        "b_zero": [1, 1, 1, n if "b_zero" in per_row else 1],
+        "b_scale": [1, 1, blocks, n if "b_scale" in per_row else 1],
+        "b_zero": [1, 1, blocks, n if "b_zero" in per_row else 1],
         "bias": [1, 1, 1, n if "bias" in per_row else 1],
     }
-    element = {"a": 1, "a_zero": 1, "b": 1, "b_zero": 1, "a_scale": 4, "b_scale": 4, "bias": 4,
-               "out": 4}
+    element = {"a": 1, "a_zero": 1, "b": 0.5 if b4 else 1, "b_zero": 0.5 if b4 else 1, "a_scale": 4, "b_scale": 4,
+               "bias": 4, "out": 4}
     for m in members:
         if m == "a":
             data += tensor(a, strides.get("a"), owned="a" in owned, rank_min=2, rank_max=4) + size(n)
@@ -214,6 +222,13 @@ SEEDS = {
     "i2f_per_row_owned": matmul_integer(2, True, [7, 19], 11, a_signed=True, per_row=("a_scale", "a_zero", "b_scale"),
                                         absent=("bias",), owned=("b", "a_scale", "b_scale"),
                                         floats=lambda m, c: ramp(c), pool=1),
+    # 4-bit B (owned, with its zero points): UINT4 blocks of 32 over K = 100 (the last block 4 rows)
+    # with zero points per block and column and a bias; INT4 per column, B stored N x K.
+    "i2f_uint4_blocks_of_32": matmul_integer(3, True, [3, 100], 9, b_signed=False, b4=True, block=32,
+                                             per_row=("b_scale", "b_zero", "bias"), owned=("b", "b_zero"),
+                                             floats=lambda m, c: ramp(c)),
+    "i2f_int4_per_column_transposed": matmul_integer(2, True, [5, 40], 7, b4=True, per_row=("a_scale", "b_scale"),
+                                                     absent=("b_zero",), owned=("b",), strides={"b": [1, 40]}),
     "i2f_nan_scale": matmul_integer(3, True, [3, 5], 4, per_row=("b_scale",), float_mode=0x80,
                                     floats=lambda m, c: [0xF8 if m == "b_scale" and i == c - 1 else 0x08
                                                          for i in range(c)]),

@@ -141,7 +141,7 @@ struct FuzzTensor {
     // A hostile type, flag or rank now and then; the intended ones mostly.
     int32_t raw_type = type;
     if ((shape & 0xF0) == 0xF0) raw_type = static_cast<int32_t>(in.U32());
-    else if ((shape & 0xF0) == 0xE0) raw_type = 1 + in.Byte() % 8;
+    else if ((shape & 0xF0) == 0xE0) raw_type = 1 + in.Byte() % 13;
     memcpy(&buffer.DataType, &raw_type, sizeof raw_type);
     int32_t flags = (shape & 1) ? CPUML_TENSOR_FLAG_OWNED_BY_CPUML : CPUML_TENSOR_FLAG_NONE;
     if ((shape & 0x0E) == 0x0E) flags = static_cast<int32_t>(in.U32());
@@ -180,6 +180,8 @@ struct FuzzTensor {
     if (sane && (__builtin_add_overflow(last, 1, &reach) || __builtin_mul_overflow(reach, element_size, &reach) ||
                  reach > (UINT64_MAX >> 2)))
       sane = false;
+    if (raw_type == CPUML_TENSOR_DATA_TYPE_UINT4 || raw_type == CPUML_TENSOR_DATA_TYPE_INT4)
+      reach = (reach + 1) / 2;  // two elements a byte
     minimum_bytes = sane ? (reach + 3) / 4 * 4 : 0;
     // The declared size: DirectML's minimum, or a little less, or absurd.
     const uint8_t total = in.Byte();
@@ -640,7 +642,9 @@ void ReadDerived(FuzzTensor& t, Input& in, int32_t type, uint32_t min_rank, uint
 // derived from A's sizes and an N, with bits 0-4 choosing per-row or per-column for AScale,
 // AZeroPoint, BScale, BZeroPoint and Bias, and bits 5-6 B's batch and channel sizes 1; set:
 // every size from the fuzzer); the tensors in descriptor order; the float mode of the scales and
-// bias; the data; the bindings; aliasing; the pool; the scratch and initialize mode.
+// bias; the data; the bindings; aliasing; the pool; the scratch and initialize mode. For
+// MATRIX_MULTIPLY_INTEGER_TO_FLOAT, bit 1 of B's type byte makes B 4-bit, and with derived shapes
+// one more byte after the shapes' picks the block of B's scales and zero points (0: none).
 void FuzzMatMulInteger(Input& in, bool to_float) {
   enum { kA, kAScale, kAZero, kB, kBScale, kBZero, kBias, kOut, kCount };
   static const int kIntegerMembers[] = {kA, kAZero, kB, kBZero, kOut};
@@ -649,7 +653,10 @@ void FuzzMatMulInteger(Input& in, bool to_float) {
   const int count = to_float ? 8 : 5, input_count = count - 1;
   const bool optional[kCount] = {false, false, true, false, false, true, true, false};
   const int32_t a_type = in.Byte() & 1 ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8;
-  const int32_t b_type = in.Byte() & 1 ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8;
+  const uint8_t b_type_byte = in.Byte();
+  const bool four_bit = to_float && (b_type_byte & 2);
+  const int32_t b_type = four_bit ? (b_type_byte & 1 ? CPUML_TENSOR_DATA_TYPE_INT4 : CPUML_TENSOR_DATA_TYPE_UINT4)
+                                  : (b_type_byte & 1 ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8);
   const int32_t f32 = CPUML_TENSOR_DATA_TYPE_FLOAT32;
   const int32_t types[kCount] = {a_type, f32, a_type, b_type, f32, b_type, f32,
                                  to_float ? f32 : static_cast<int32_t>(CPUML_TENSOR_DATA_TYPE_INT32)};
@@ -657,6 +664,8 @@ void FuzzMatMulInteger(Input& in, bool to_float) {
   const uint8_t absent = in.Byte();
   const uint8_t shapes = in.Byte();
   const bool derived = (shapes & 0x80) == 0;
+  static const uint32_t kBlocks[] = {0, 16, 32, 64, 128, 256};
+  const uint32_t block = four_bit && derived ? kBlocks[in.Byte() % 6] : 0;
   FuzzTensor t[kCount];
   const CPUML_TENSOR_DESC* descs[kCount] = {};
   bool in_operator[kCount] = {};
@@ -674,8 +683,8 @@ void FuzzMatMulInteger(Input& in, bool to_float) {
         case kOut: s[0] = a4[0]; s[1] = a4[1]; s[2] = a4[2]; s[3] = n; break;
         case kAScale: s[2] = bit(0) ? a4[2] : 1; break;
         case kAZero: s[2] = bit(1) ? a4[2] : 1; break;
-        case kBScale: s[3] = bit(2) ? n : 1; break;
-        case kBZero: s[3] = bit(3) ? n : 1; break;
+        case kBScale: s[3] = bit(2) ? n : 1; s[2] = block ? (a4[3] + block - 1) / block : 1; break;
+        case kBZero: s[3] = bit(3) ? n : 1; s[2] = block ? (a4[3] + block - 1) / block : 1; break;
         default: s[3] = bit(4) ? n : 1; break;  // kBias
       }
       ReadDerived(t[role], in, types[role], 2, 4, s, rank);
@@ -709,8 +718,17 @@ void FuzzMatMulInteger(Input& in, bool to_float) {
     FUZZ_CHECK(t[role].buffer.DimensionCount >= 2 && t[role].buffer.DimensionCount <= 4);
     PadTo4(t[role], sizes4[role], strides4[role]);
   }
-  for (int role : {kA, kB})
-    FUZZ_CHECK(TypeOf(t[role]) == CPUML_TENSOR_DATA_TYPE_INT8 || TypeOf(t[role]) == CPUML_TENSOR_DATA_TYPE_UINT8);
+  const auto is_8bit = [](int32_t type) {
+    return type == CPUML_TENSOR_DATA_TYPE_INT8 || type == CPUML_TENSOR_DATA_TYPE_UINT8;
+  };
+  const auto is_4bit = [](int32_t type) {
+    return type == CPUML_TENSOR_DATA_TYPE_INT4 || type == CPUML_TENSOR_DATA_TYPE_UINT4;
+  };
+  FUZZ_CHECK(is_8bit(TypeOf(t[kA])));
+  const bool b4 = is_4bit(TypeOf(t[kB]));
+  FUZZ_CHECK(is_8bit(TypeOf(t[kB])) || (to_float && b4));
+  // 4-bit B (and its zero points) are owned: unpacked at initialize.
+  FUZZ_CHECK(!b4 || (IsOwned(t[kB]) && (!descs[kBZero] || IsOwned(t[kBZero]))));
   FUZZ_CHECK(!descs[kAZero] || TypeOf(t[kAZero]) == TypeOf(t[kA]));
   FUZZ_CHECK(!descs[kBZero] || TypeOf(t[kBZero]) == TypeOf(t[kB]));
   for (int role : {kAScale, kBScale, kBias, kOut})
@@ -720,11 +738,20 @@ void FuzzMatMulInteger(Input& in, bool to_float) {
   FUZZ_CHECK(sizes4[kA][2] == m && sizes4[kB][2] == k && sizes4[kB][3] == n_out);
   for (int dim = 0; dim < 2; ++dim)
     for (int role : {kA, kB}) FUZZ_CHECK(sizes4[role][dim] == 1 || sizes4[role][dim] == sizes4[kOut][dim]);
+  // Blockwise B scales {1,1,ceil(K/block),N}: 4-bit B, a block of 16-256, zero points alike.
+  const bool blockwise = descs[kBScale] && sizes4[kBScale][2] > 1;
+  if (blockwise) {
+    bool some_block = false;
+    for (uint32_t size : {16u, 32u, 64u, 128u, 256u}) some_block |= (k + size - 1) / size == sizes4[kBScale][2];
+    FUZZ_CHECK(b4 && some_block && sizes4[kBScale][3] == n_out);
+    FUZZ_CHECK(!descs[kBZero] || memcmp(sizes4[kBZero], sizes4[kBScale], sizeof sizes4[kBZero]) == 0);
+  }
   for (int role : {kAScale, kAZero, kBScale, kBZero, kBias}) {
     if (!descs[role]) continue;
     const uint32_t* s = sizes4[role];
     const bool per_row = role == kAScale || role == kAZero;
     FUZZ_CHECK(s[0] == 1 && s[1] == 1);
+    if (blockwise && (role == kBScale || role == kBZero)) continue;
     FUZZ_CHECK(per_row ? s[3] == 1 && (s[2] == 1 || s[2] == m) : s[2] == 1 && (s[3] == 1 || s[3] == n_out));
   }
   // Work bounded as QUANTIZED_LINEAR_MATRIX_MULTIPLY's, and tighter where the output is a
