@@ -77,7 +77,8 @@ QConfig RandomInt4(std::mt19937& rng, uint32_t m, uint32_t k, uint32_t n) {
   c.b_scale = granularity[1 + rng() % 2];
   c.bias = granularity[rng() % 3];
   c.signed_scales = rng() % 2;
-  c.b_transposed = rng() % 2;  // N x K: MatMulNBits' layout
+  c.b_transposed = rng() % 2;  // N x K
+  c.nbits_layout = c.b_block && rng() % 2;
   c.padded = rng() % 3 == 0;
   c.out_strided = rng() % 5 == 0;
   c.b_owned = true;
@@ -89,9 +90,9 @@ QConfig RandomInt4(std::mt19937& rng, uint32_t m, uint32_t k, uint32_t n) {
 
 std::string Describe(const QConfig& c) {
   char text[200];
-  snprintf(text, sizeof text, "M=%u K=%u N=%u A %s B %s block %u zero %d%d scale %d%d bias %d bT=%d pad=%d outS=%d "
-           "threads=%d data=%d seed=%u", c.m, c.k, c.n, c.a_type == kS8 ? "s8" : "u8", c.b_type == kS4 ? "s4" : "u4",
-           c.b_block, int(c.a_zero), int(c.b_zero), int(c.a_scale), int(c.b_scale), int(c.bias), c.b_transposed,
+  snprintf(text, sizeof text, "M=%u K=%u N=%u A %s B %s block %u nbits %d zero %d%d scale %d%d bias %d bT=%d pad=%d "
+           "outS=%d threads=%d data=%d seed=%u", c.m, c.k, c.n, c.a_type == kS8 ? "s8" : "u8", c.b_type == kS4 ? "s4" : "u4",
+           c.b_block, c.nbits_layout, int(c.a_zero), int(c.b_zero), int(c.a_scale), int(c.b_scale), int(c.bias), c.b_transposed,
            c.padded, c.out_strided, c.threads, int(c.data), c.seed);
   return text;
 }

@@ -56,6 +56,9 @@ struct QConfig {
   // kIntegerToFloat with a 4-bit b_type: B's scales and zero points per block of this many K
   // rows and per column ({1,1,ceil(K/b_block),N}); 0 for the usual granularities.
   uint32_t b_block = 0;
+  // With b_block: ONNX Runtime MatMulNBits' layouts. B N x K with each column padded to whole
+  // blocks, scales N x blocks, zero points N x blocks with each column starting on a byte.
+  bool nbits_layout = false;
 };
 
 inline bool IsFourBit(CPUML_TENSOR_DATA_TYPE t) {
@@ -87,7 +90,10 @@ class QProblem {
     // B {Bb, Cb, K, N}, optionally stored transposed (N x K).
     {
       std::vector<uint32_t> strides;
-      if (c.b_transposed) {
+      if (c.b_block && c.nbits_layout) {
+        const uint32_t ldb = (c.k + c.b_block - 1) / c.b_block * c.b_block;
+        strides = {c.b_batch[1] * c.n * ldb, c.n * ldb, 1, ldb};
+      } else if (c.b_transposed) {
         const uint32_t ldb = c.k + pad;
         strides = {c.b_batch[1] * c.n * ldb, c.n * ldb, 1, ldb};
       } else {
@@ -105,8 +111,14 @@ class QProblem {
     if (c.b_block) {
       // {1,1,blocks,N}: scales with a column stride of 2 (strides honoured), zero points packed.
       const uint32_t blocks = (c.k + c.b_block - 1) / c.b_block;
-      Add(kBScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, blocks, c.n}, {0, 0, 2 * c.n, 2}, scale_flags);
-      if (c.b_zero != Quant::kAbsent) Add(kBZero, c.b_type, {1, 1, blocks, c.n}, {0, 0, c.n, 1}, b_zero_flags);
+      const bool nbits = c.nbits_layout;
+      Add(kBScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, blocks, c.n}, nbits ? std::vector<uint32_t>{0, 0, 1, blocks}
+                                                                                : std::vector<uint32_t>{0, 0, 2 * c.n, 2},
+          scale_flags);
+      if (c.b_zero != Quant::kAbsent)
+        Add(kBZero, c.b_type, {1, 1, blocks, c.n},
+            nbits ? std::vector<uint32_t>{0, 0, 1, (blocks + 1) / 2 * 2} : std::vector<uint32_t>{0, 0, c.n, 1},
+            b_zero_flags);
     } else {
       AddQuant(kBScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.b_scale, false, scale_flags);
       AddQuant(kBZero, c.b_type, c.b_zero, false, b_zero_flags);

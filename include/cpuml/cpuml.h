@@ -266,16 +266,32 @@ typedef struct CPUML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC {
  *
  *  Shapes as MATRIX_MULTIPLY_INTEGER. Scales are FLOAT32 and finite (checked at execute, or at
  *  initialize when owned); Bias is FLOAT32 and finite.
+ *
+ *  4-bit weights (since 0.3): B may be UINT4 or INT4, OWNED_BY_CPUML (unpacked at initialize), with
+ *  BScale {1,1,1,1}, {1,1,1,N} or per block of K rows and column {1,1,ceil(K/block),N} for a block
+ *  of 16, 32, 64, 128 or 256 (the last block may be shorter), and an optional BZeroPoint of B's
+ *  type with BScale's sizes, also owned. With blocks, each block's exact sum is scaled and the
+ *  blocks are added in float in ascending order:
+ *
+ *    p[c] = float(sum over block c of (A - AZeroPoint[m]) * (B - BZeroPoint[c,n])) * (AScale[m] * BScale[c,n])
+ *    y = p[0] + p[1] + ... (left to right), then y + Bias[n] when Bias is bound
+ *
+ *  One block is the formula above. ONNX Runtime's MatMulNBits maps onto this with B bound N x K
+ *  through Strides (docs/integration.md); its default zero point 8 is an explicit BZeroPoint.
  *  Inputs bind in member order: A, AScale, AZeroPoint, B, BScale, BZeroPoint, Bias; the output is
  *  binding 0. */
 typedef struct CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC {
   const CPUML_TENSOR_DESC* ATensor;          /**< INT8 or UINT8, {B,C,M,K}. */
   const CPUML_TENSOR_DESC* AScaleTensor;     /**< FLOAT32, {1,1,1,1} or {1,1,M,1}. */
   const CPUML_TENSOR_DESC* AZeroPointTensor; /**< ATensor's type, {1,1,1,1} or {1,1,M,1}; may be NULL. */
-  /** INT8 or UINT8, {B,C,K,N}; usually OWNED_BY_CPUML (packed once at initialize). */
+  /** INT8 or UINT8, {B,C,K,N}; usually OWNED_BY_CPUML (packed once at initialize). UINT4 or INT4
+   *  must be OWNED_BY_CPUML. */
   const CPUML_TENSOR_DESC* BTensor;
-  const CPUML_TENSOR_DESC* BScaleTensor;     /**< FLOAT32, {1,1,1,1} or {1,1,1,N}. */
-  const CPUML_TENSOR_DESC* BZeroPointTensor; /**< BTensor's type, {1,1,1,1} or {1,1,1,N}; may be NULL. */
+  /** FLOAT32, {1,1,1,1} or {1,1,1,N}; with 4-bit B also {1,1,ceil(K/block),N}. */
+  const CPUML_TENSOR_DESC* BScaleTensor;
+  /** BTensor's type, {1,1,1,1} or {1,1,1,N} (blockwise: BScaleTensor's sizes); may be NULL. Owned
+   *  with a 4-bit BTensor. */
+  const CPUML_TENSOR_DESC* BZeroPointTensor;
   const CPUML_TENSOR_DESC* BiasTensor;       /**< FLOAT32, {1,1,1,N} or {1,1,1,1}; may be NULL. */
   const CPUML_TENSOR_DESC* OutputTensor;     /**< FLOAT32, {B,C,M,N}. */
 } CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC;
