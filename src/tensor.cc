@@ -70,11 +70,12 @@ cpuml_status ParseTensor(const CPUML_TENSOR_DESC* desc, const TensorRule& rule, 
 
   Tensor t;
   const int32_t raw_type = RawEnum(buffer->DataType);
-  t.type = static_cast<CPUML_TENSOR_DATA_TYPE>(raw_type);
-  t.nibbles = t.type == CPUML_TENSOR_DATA_TYPE_UINT4 || t.type == CPUML_TENSOR_DATA_TYPE_INT4;
+  // The raw value is checked as an int before it becomes the enum (any int may arrive).
+  t.nibbles = raw_type == CPUML_TENSOR_DATA_TYPE_UINT4 || raw_type == CPUML_TENSOR_DATA_TYPE_INT4;
   if (raw_type <= CPUML_TENSOR_DATA_TYPE_UNKNOWN || (raw_type > CPUML_TENSOR_DATA_TYPE_INT8 && !t.nibbles))
     return Fail(CPUML_STATUS_UNSUPPORTED, "%s DataType %d is not a supported data type", where,
                 static_cast<int>(raw_type));
+  t.type = static_cast<CPUML_TENSOR_DATA_TYPE>(raw_type);
   // A 4-bit tensor is addressed in bytes (alignment, bindings): two elements share one.
   t.element_size = t.nibbles ? 1 : DataTypeSize(t.type);
   if (!(rule.allowed_types & TypeBit(t.type))) {
