@@ -51,8 +51,11 @@ struct MatMulDescriptor {
   uint32_t b_block = 0;
 };
 
-// The block sizes BScaleTensor {1,1,blocks,N} may stand for.
+// The block sizes BScaleTensor {1,1,blocks,N} may stand for, and the longest K blockwise scales
+// accept: each block is a K chunk of the plan, so K bounds the chunks' bookkeeping (a scale tensor
+// with stride 0 could otherwise name 2^28 blocks in a few bytes). Real layers are far below it.
 constexpr uint32_t kMatMulBlockSizes[] = {16, 32, 64, 128, 256};
+constexpr uint32_t kMaxBlockwiseK = uint32_t{1} << 20;
 
 // `members`: the descriptor's tensor pointers in member order (spec.input_count + 1 of them).
 cpuml_status ValidateMatMul(const MatMulSpec& spec, const CPUML_TENSOR_DESC* const* members, MatMulDescriptor* out);

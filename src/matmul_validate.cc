@@ -103,6 +103,10 @@ cpuml_status ValidateMatMul(const MatMulSpec& spec, const CPUML_TENSOR_DESC* con
                   "%s: BScaleTensor sizes %s are blockwise ({1,1,blocks,N}), which needs a UINT4 or INT4 BTensor (BTensor "
                   "DataType %s)",
                   op, FormatSizes(b_scale, s1, sizeof s1), DataTypeName(b.type));
+    if (k > kMaxBlockwiseK)
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: BScaleTensor sizes %s are blockwise, which allows K up to %u (K=%u; docs/semantics.md, Limits)", op,
+                  FormatSizes(b_scale, s1, sizeof s1), kMaxBlockwiseK, k);
     if (out->b_block == 0 || b_scale.sizes[0] != 1 || b_scale.sizes[1] != 1 || b_scale.sizes[3] != n)
       return Fail(CPUML_STATUS_INVALID_ARGUMENT,
                   "%s: BScaleTensor sizes %s must be {1,1,1,1}, {1,1,1,N} or blockwise {1,1,ceil(K/block),N} for a block "

@@ -157,6 +157,13 @@ TEST(MatMulInt4Validation, RulesNameTheMember) {
   EXPECT_NE(error({a.get(), s.get(), nullptr, b.get(), blocks.get(), zero_wrong.get(), nullptr, out.get()})
                 .find("BZeroPointTensor sizes {1,1,1,8} must equal BScaleTensor sizes {1,1,4,8}"),
             std::string::npos);
+  // K past the blockwise limit (2^20): a scale tensor of stride 0 names 2^16 + 1 blocks of 16.
+  const uint32_t long_k = (1u << 20) + 16;
+  TensorDesc a_long(kU8, {4, long_k}), b_long(kU4, {long_k, 8}, {0, 0}, owned),
+      blocks_long(kF32, {long_k / 16, 8}, {0, 0});
+  EXPECT_NE(error({a_long.get(), s.get(), nullptr, b_long.get(), blocks_long.get(), nullptr, nullptr, out.get()})
+                .find("which allows K up to 1048576 (K=1048592"),
+            std::string::npos);
   // A zero point of B's 8-bit type with 4-bit B, and 4-bit types where no member takes them.
   TensorDesc zero8(kU8, {4, 8}, {}, owned);
   EXPECT_NE(error({a.get(), s.get(), nullptr, b.get(), blocks.get(), zero8.get(), nullptr, out.get()})
