@@ -24,7 +24,7 @@ echo "headers: cpuml.h compiles as -std=c99 -pedantic and -std=c++11 -pedantic; 
 # Runs every example in $1; $2 says whether libcpuml.so must be loaded (shared) or absent (static).
 run_examples() {
   local dir=$1 linkage=$2
-  for example in fill_constant fill_sequence quantized_linear dynamic_linear; do
+  for example in fill_constant fill_sequence quantized_linear dynamic_linear int4_linear; do
     local needs_shared=no
     readelf -d "$dir/$example" | grep -q 'NEEDED.*libcpuml\.so' && needs_shared=yes
     if [ "$linkage" = shared ] && [ $needs_shared = no ]; then echo "$dir/$example: not linked to libcpuml.so"; return 1; fi
