@@ -27,7 +27,9 @@ std::string ShapeName(const Shape& s);  // "MxKxN"
 //   --shapes=1x4096x11008,128x768x3072   CPUML_BENCH_SHAPES   M x K x N list (default kShapes)
 //   --types=u8s8,s8s8                    CPUML_BENCH_TYPES    A and B types (default all four, and
 //                                                             u8s7: u8 A, s8 B in [-64, 63], the
-//                                                             reduce-range weights of engines)
+//                                                             reduce-range weights of engines;
+//                                                             asked for only: u8u4, 4-bit B in
+//                                                             blocks, the dynamic path's rows)
 //   --threads=1,16                       CPUML_BENCH_THREADS  thread counts (default 1,2)
 struct BenchOptions {
   std::vector<Shape> shapes;

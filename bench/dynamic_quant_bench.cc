@@ -9,7 +9,10 @@
 //                                             scales and a source zero point (no quantization of A)
 //   dql/cpuml/<per_tensor|per_row>/<size>     DYNAMIC_QUANTIZE_LINEAR of FLOAT32 to UINT8, GB/s of
 //                                             input read (per tensor reads it twice: range, then bytes)
-// Types: u8s8 and s8s8 (A's quantized type, s8 B), as --types= selects.
+//   dqmatmul/cpuml/u8u4/<shape>/block:<32|128>/threads:N
+//                                             the same with 4-bit B (UINT4, zero point 8) in
+//                                             ONNX Runtime MatMulNBits' layouts, scales per block
+// Types: u8s8 and s8s8 (A's quantized type, s8 B), and u8u4 when asked for, as --types= selects.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -29,55 +32,69 @@ namespace {
 
 CPUML_TENSOR_DESC Tensor(CPUML_BUFFER_TENSOR_DESC* buffer) { return {CPUML_TENSOR_TYPE_BUFFER, buffer}; }
 
-// One linear layer, dynamically quantized: float activations in, float out.
+// One linear layer, dynamically quantized: float activations in, float out. `b_block` nonzero:
+// B is 4-bit (UINT4, zero point 8) with scales per block of that many K rows, stored as ONNX
+// Runtime's MatMulNBits stores it (N x K, each column padded to whole blocks).
 class DynamicLinear {
  public:
-  DynamicLinear(Shape s, bool a_signed, uint32_t seed = 5) : s_(s), a_signed_(a_signed) {
+  DynamicLinear(Shape s, bool a_signed, uint32_t b_block = 0, uint32_t seed = 5) : s_(s), a_signed_(a_signed) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     x_.resize(size_t{s.m} * s.k);
     for (float& v : x_) v = normal(rng);
     qa_.resize((size_t{s.m} * s.k + 3) / 4 * 4);
-    b_.resize((size_t{s.k} * s.n + 3) / 4 * 4);
+    const uint32_t blocks = b_block ? (s.k + b_block - 1) / b_block : 1, padded_k = blocks * b_block;
+    const uint64_t b_bytes = b_block ? ((uint64_t{s.n} - 1) * padded_k + s.k + 1) / 2 : uint64_t{s.k} * s.n;
+    b_.resize((b_bytes + 3) / 4 * 4);
     for (auto& v : b_) v = static_cast<uint8_t>(rng());
-    b_scale_.resize(s.n);
+    b_scale_.resize(size_t{s.n} * blocks);
+    for (size_t i = 0; i < b_scale_.size(); ++i) b_scale_[i] = 0.001f + 0.0001f * static_cast<float>(i % 17);
+    const uint32_t zero_point_stride = (blocks + 1) / 2 * 2;  // nibbles: each column starts on a byte
+    b_zero_point_.assign((size_t{s.n} * zero_point_stride / 2 + 3) / 4 * 4, 0x88);
     bias_.resize(s.n);
-    for (uint32_t j = 0; j < s.n; ++j) {
-      b_scale_[j] = 0.001f + 0.0001f * static_cast<float>(j % 17);
-      bias_[j] = normal(rng);
-    }
+    for (uint32_t j = 0; j < s.n; ++j) bias_[j] = normal(rng);
     y_.resize(size_t{s.m} * s.n);
     const auto a_type = a_signed ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8;
     const uint64_t mk = uint64_t{s.m} * s.k, kn = uint64_t{s.k} * s.n;
     a_sizes_ = {1, 1, s.m, s.k};
     b_sizes_ = {1, 1, s.k, s.n};
-    b_strides_ = {0, 0, 1, s.k};
+    b_strides_ = {0, 0, 1, b_block ? padded_k : s.k};
+    block_sizes_ = {1, 1, blocks, s.n};
+    block_scale_strides_ = {0, 0, 1, blocks};
+    block_zero_strides_ = {0, 0, 1, zero_point_stride};
     o_sizes_ = {1, 1, s.m, s.n};
     n_sizes_ = {1, 1, 1, s.n};
     x_desc_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, a_sizes_.data(), nullptr, mk * 4, 0};
     qa_desc_ = {a_type, CPUML_TENSOR_FLAG_NONE, 4, a_sizes_.data(), nullptr, (mk + 3) / 4 * 4, 0};
     one_f_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, one_.data(), nullptr, 4, 0};
     one_a_ = {a_type, CPUML_TENSOR_FLAG_NONE, 4, one_.data(), nullptr, 4, 0};
-    b_desc_ = {CPUML_TENSOR_DATA_TYPE_INT8, CPUML_TENSOR_FLAG_OWNED_BY_CPUML, 4, b_sizes_.data(), b_strides_.data(),
-               (kn + 3) / 4 * 4, 0};
+    b_desc_ = {b_block ? CPUML_TENSOR_DATA_TYPE_UINT4 : CPUML_TENSOR_DATA_TYPE_INT8, CPUML_TENSOR_FLAG_OWNED_BY_CPUML,
+               4, b_sizes_.data(), b_strides_.data(), b_block ? b_.size() : (kn + 3) / 4 * 4, 0};
+    block_scale_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_OWNED_BY_CPUML, 4, block_sizes_.data(),
+                    block_scale_strides_.data(), b_scale_.size() * 4, 0};
+    block_zero_ = {CPUML_TENSOR_DATA_TYPE_UINT4, CPUML_TENSOR_FLAG_OWNED_BY_CPUML, 4, block_sizes_.data(),
+                   block_zero_strides_.data(), b_zero_point_.size(), 0};
     n_f_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_OWNED_BY_CPUML, 4, n_sizes_.data(), nullptr,
             uint64_t{s.n} * 4, 0};
     y_desc_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, o_sizes_.data(), nullptr,
                uint64_t{s.m} * s.n * 4, 0};
     const CPUML_TENSOR_DESC x = Tensor(&x_desc_), qa = Tensor(&qa_desc_), f = Tensor(&one_f_), za = Tensor(&one_a_),
-                            b = Tensor(&b_desc_), n = Tensor(&n_f_), y = Tensor(&y_desc_);
+                            b = Tensor(&b_desc_), n = Tensor(&n_f_), y = Tensor(&y_desc_),
+                            block_scale = Tensor(&block_scale_), block_zero = Tensor(&block_zero_);
     const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC quantize{&x, &qa, &f, &za};
-    const CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC matmul{&qa, &f, &za, &b, &n, nullptr, &n, &y};
+    const CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC matmul{
+        &qa, &f, &za, &b, b_block ? &block_scale : &n, b_block ? &block_zero : nullptr, &n, &y};
     const CPUML_OPERATOR_DESC q_desc{CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &quantize},
         m_desc{CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT, &matmul};
     inputs_ = {{qa_.data(), qa_desc_.TotalTensorSizeInBytes}, {&a_scale_, 4}, {a_zero_point_, 4},
-               {b_.data(), b_desc_.TotalTensorSizeInBytes},   {b_scale_.data(), uint64_t{s.n} * 4},
-               {nullptr, 0},                                  {bias_.data(), uint64_t{s.n} * 4}};
+               {b_.data(), b_desc_.TotalTensorSizeInBytes},   {b_scale_.data(), b_scale_.size() * 4},
+               {b_block ? b_zero_point_.data() : nullptr, b_block ? b_zero_point_.size() : 0},
+               {bias_.data(), uint64_t{s.n} * 4}};
     ok_ = cpuml_create_operator(&q_desc, &quantize_) == CPUML_STATUS_SUCCESS &&
           cpuml_create_operator(&m_desc, &matmul_) == CPUML_STATUS_SUCCESS &&
           cpuml_initialize_operator(matmul_, inputs_.data(), 7) == CPUML_STATUS_SUCCESS;
     if (!ok_) fprintf(stderr, "cpuml setup failed: %s\n", cpuml_last_error_message());
-    inputs_[3] = inputs_[4] = inputs_[6] = {nullptr, 0};  // owned
+    inputs_[3] = inputs_[4] = inputs_[5] = inputs_[6] = {nullptr, 0};  // owned
     // One quantization now, so i2f alone multiplies real quantized activations.
     if (ok_) Quantize(nullptr);
   }
@@ -102,22 +119,23 @@ class DynamicLinear {
   bool a_signed_;
   std::vector<float, CacheLineAllocator<float>> x_;
   std::vector<uint8_t, CacheLineAllocator<uint8_t>> qa_;
-  std::vector<uint8_t> b_;
+  std::vector<uint8_t> b_, b_zero_point_;
   std::vector<float> b_scale_, bias_;
   // 64-byte aligned as an engine's arena would give it: a large std::vector starts 16 bytes past a
   // page, and then half of AVX2's 32-byte float stores straddle two cache lines.
   std::vector<float, CacheLineAllocator<float>> y_;
   float a_scale_ = 0.0f;
   uint8_t a_zero_point_[4] = {};
-  std::vector<uint32_t> a_sizes_, b_sizes_, b_strides_, o_sizes_, n_sizes_, one_{1, 1, 1, 1};
-  CPUML_BUFFER_TENSOR_DESC x_desc_, qa_desc_, one_f_, one_a_, b_desc_, n_f_, y_desc_;
+  std::vector<uint32_t> a_sizes_, b_sizes_, b_strides_, o_sizes_, n_sizes_, one_{1, 1, 1, 1}, block_sizes_,
+      block_scale_strides_, block_zero_strides_;
+  CPUML_BUFFER_TENSOR_DESC x_desc_, qa_desc_, one_f_, one_a_, b_desc_, n_f_, y_desc_, block_scale_, block_zero_;
   std::vector<CPUML_BUFFER_BINDING> inputs_;
   cpuml_operator *quantize_ = nullptr, *matmul_ = nullptr;
   bool ok_ = false;
 };
 
-void BM_DynamicLinear(benchmark::State& state, Shape s, bool a_signed, bool quantize, int threads) {
-  DynamicLinear layer(s, a_signed);
+void BM_DynamicLinear(benchmark::State& state, Shape s, bool a_signed, bool quantize, int threads, uint32_t b_block) {
+  DynamicLinear layer(s, a_signed, b_block);
   if (!layer.ok()) return state.SkipWithError("cpuml setup failed");
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   for (auto _ : state) {
@@ -213,15 +231,23 @@ void RegisterDynamicQuantBenchmarks() {
         const std::string types = a_signed ? "s8s8" : "u8s8";
         if (!options.Wants(types)) continue;
         const std::string suffix = "/" + types + "/" + ShapeName(s) + "/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(("dqmatmul/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, true, threads)
+        benchmark::RegisterBenchmark(("dqmatmul/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, true, threads, 0u)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
-        benchmark::RegisterBenchmark(("i2f/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, false, threads)
+        benchmark::RegisterBenchmark(("i2f/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, false, threads, 0u)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #if CPUML_BENCH_HAVE_ONEDNN
         benchmark::RegisterBenchmark(("i2f/onednn" + suffix).c_str(), BM_OneDnnIntegerToFloat, s, a_signed, threads)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #endif
       }
+  if (options.Wants("u8u4"))
+    for (const Shape& s : options.shapes)
+      for (int threads : options.threads)
+        for (uint32_t block : {32u, 128u})
+          benchmark::RegisterBenchmark(("dqmatmul/cpuml/u8u4/" + ShapeName(s) + "/block:" + std::to_string(block) +
+                                        "/threads:" + std::to_string(threads)).c_str(),
+                                       BM_DynamicLinear, s, false, true, threads, block)
+              ->Unit(benchmark::kMicrosecond)->UseRealTime();
   for (int threads : options.threads) {
     // The probe DYNAMIC_QUANTIZE_LINEAR's GB/s is held against: the same 64 MiB read once.
     benchmark::RegisterBenchmark(("read_bandwidth/64MiB/threads:" + std::to_string(threads)).c_str(), BM_ReadBandwidth,
