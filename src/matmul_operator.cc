@@ -77,6 +77,10 @@ class MatMulOperator final : public cpuml_operator {
     persistent_bytes_ = 0;
     for (int i = 0; i < kOut; ++i)
       if (Owned(i) && !FoldedIntoB(i)) persistent_bytes_ += i == kB ? packed_b_bytes : d_.t[i].reach_bytes;
+    if (DecodesBlockScalesOnce()) {
+      const size_t padded_n = std::max(general_.plan.padded_n(), narrow_ ? narrow_->plan.padded_n() : size_t{0});
+      persistent_bytes_ += ScaleBlocks() * padded_n * sizeof(float);
+    }
   }
 
   uint32_t InputCount() const override { return d_.spec->input_count; }
@@ -126,6 +130,16 @@ class MatMulOperator final : public cpuml_operator {
         memcpy(copy.get(), binding.Data, d_.t[i].reach_bytes);
         owned_[i] = std::move(copy);
       }
+    }
+    // Owned blockwise B scales, decoded once for the plan initialize chose (checked above).
+    if (DecodesBlockScalesOnce()) {
+      const size_t padded_n = active_->plan.padded_n(), n = d_.t[kOut].sizes[3];
+      Buffer decoded = Allocate(ScaleBlocks() * padded_n * sizeof(float));
+      float* values = reinterpret_cast<float*>(decoded.get());
+      for (size_t c = 0; c < ScaleBlocks(); ++c)
+        (void)ReadScales(owned_[kBScale].get() + c * d_.t[kBScale].strides[2] * sizeof(float), kBScale, n, 3, padded_n,
+                         values + c * padded_n);
+      block_scales_ = std::move(decoded);
     }
     initialized_ = true;
     return CPUML_STATUS_SUCCESS;
@@ -193,6 +207,10 @@ class MatMulOperator final : public cpuml_operator {
             {}};
   }
   size_t ScaleBlocks() const { return d_.b_block ? d_.t[kBScale].sizes[2] : 0; }
+  // Owned blockwise B scales are decoded at initialize (O(blocks x N), a cost of the weights, not of
+  // each execute); others into each execute's scratch.
+  bool DecodesBlockScalesOnce() const { return d_.b_block && Owned(kBScale); }
+  size_t ScratchScaleBlocks() const { return DecodesBlockScalesOnce() ? 0 : ScaleBlocks(); }
 
   void LayOut(Planned* p) const {
     size_t offset = 0;
@@ -202,7 +220,7 @@ class MatMulOperator final : public cpuml_operator {
       return at;
     };
     const QGemmPlan& plan = p->plan;
-    p->scratch.quantization = take(QGemmQuantization::Bytes(plan.padded_m(), plan.padded_n(), ScaleBlocks()));
+    p->scratch.quantization = take(QGemmQuantization::Bytes(plan.padded_m(), plan.padded_n(), ScratchScaleBlocks()));
     p->scratch.packed_a = take(plan.packed_a_bytes());
     p->scratch.row_terms = take(plan.row_terms_bytes());
     p->scratch.packed_b = d_.t[kB].owned ? 0 : take(plan.packed_b_bytes());
@@ -330,6 +348,7 @@ class MatMulOperator final : public cpuml_operator {
   const Planned* active_ = &general_;      // narrow_ once initialize has found that B fits it
   bool needs_initialize_ = false, initialized_ = false;
   Buffer packed_b_;
+  Buffer block_scales_;  // DecodesBlockScalesOnce: [block][padded column] for active_'s plan
   Buffer owned_[kMatMulRoleCount];
   const char* const tier_name_;
   size_t scratch_bytes_ = 0;  // the larger of the plans' scratch
@@ -359,7 +378,7 @@ cpuml_status MatMulOperator::Decode(const QGemmPlan& plan, const uint8_t* const*
     if (cpuml_status s = ReadScales(data[kAScale], kAScale, m, 2, padded_m, q->a_scale)) return s;
     if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
     // Blockwise B scales: block c's row of them (BlockwiseFloatTile reads these, not b_scale).
-    for (size_t c = 0; c < ScaleBlocks(); ++c) {
+    for (size_t c = 0; c < ScratchScaleBlocks(); ++c) {
       const uint8_t* block_row = data[kBScale] + c * d_.t[kBScale].strides[2] * sizeof(float);
       if (cpuml_status s = ReadScales(block_row, kBScale, n, 3, padded_n, q->block_b_scale + c * padded_n)) return s;
     }
@@ -438,7 +457,8 @@ cpuml_status MatMulOperator::Run(const uint8_t* const* data, uint8_t* output, ui
   const QGemmPlan& plan = active_->plan;
   const auto& regions = active_->scratch;
   QGemmQuantization q =
-      QGemmQuantization::In(scratch + regions.quantization, plan.padded_m(), plan.padded_n(), ScaleBlocks());
+      QGemmQuantization::In(scratch + regions.quantization, plan.padded_m(), plan.padded_n(), ScratchScaleBlocks());
+  if (DecodesBlockScalesOnce()) q.block_b_scale = reinterpret_cast<float*>(block_scales_.get());
   if (cpuml_status s = Decode(plan, data, &q)) return s;
   // B: prepacked at initialize, or packed now into this call's scratch.
   const uint8_t* packed_b = packed_b_.get();

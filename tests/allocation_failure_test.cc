@@ -174,6 +174,54 @@ TEST(AllocationFailure, QuantizedMatMulCreateInitializeExecute) {
   }
 }
 
+// MATRIX_MULTIPLY_INTEGER_TO_FLOAT with 4-bit B, blockwise scales and zero points, all owned:
+// initialize's allocations (B unpacked, packed, the scales decoded once) fail in turn too.
+TEST(AllocationFailure, Int4BlockwiseCreateInitializeExecute) {
+  QConfig c;
+  c.op = MatMulOp::kIntegerToFloat;
+  c.m = 5;
+  c.k = 100;
+  c.n = 21;
+  c.b_type = CPUML_TENSOR_DATA_TYPE_UINT4;
+  c.b_block = 32;
+  c.b_zero = Quant::kPerChannel;
+  c.b_owned = true;
+  c.scales_owned = true;
+  c.bias = Quant::kPerChannel;
+  QProblem problem(c);
+  const std::vector<uint8_t> original = problem.buffer(QProblem::kOut).Bytes();
+  auto untouched = [&] { return problem.buffer(QProblem::kOut).Bytes() == original; };
+  cpuml_operator* op = nullptr;
+  FailEachAllocation(
+      "create (4-bit B)", [&] { return problem.Create(&op); },
+      [&] {
+        cpuml_destroy_operator(op);
+        op = nullptr;
+      },
+      [&] { return op == nullptr; });
+  const auto init = problem.Inputs(false);
+  const uint32_t count = static_cast<uint32_t>(init.size());
+  FailEachAllocation(
+      "initialize (4-bit B, blockwise scales)", [&] { return cpuml_initialize_operator(op, init.data(), count); },
+      [&] {
+        cpuml_destroy_operator(op);
+        ASSERT_EQ(problem.Create(&op), CPUML_STATUS_SUCCESS);
+      },
+      untouched);
+  const auto exec = problem.Inputs(true);
+  const CPUML_BUFFER_BINDING out = problem.buffer(QProblem::kOut).Binding();
+  long made = -1;
+  EXPECT_EQ(Counted(-1, [&] { return cpuml_execute_operator(op, exec.data(), count, &out, 1, nullptr); }, &made),
+            CPUML_STATUS_SUCCESS);
+  EXPECT_EQ(Counted(-1, [&] { return cpuml_execute_operator(op, exec.data(), count, &out, 1, nullptr); }, &made),
+            CPUML_STATUS_SUCCESS);
+  EXPECT_EQ(made, 0) << "a second execute allocated";
+  memcpy(problem.buffer(QProblem::kOut).data(), original.data(), original.size());
+  ASSERT_EQ(cpuml_execute_operator(op, exec.data(), count, &out, 1, nullptr), CPUML_STATUS_SUCCESS);
+  EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), problem.Expected());
+  cpuml_destroy_operator(op);
+}
+
 TEST(AllocationFailure, FillCreate) {
   const TensorDesc out(CPUML_TENSOR_DATA_TYPE_UINT16, {3, 5, 7});
   CPUML_SCALAR_UNION start{}, delta{};
