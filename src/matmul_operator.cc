@@ -211,6 +211,8 @@ class MatMulOperator final : public cpuml_operator {
   // each execute); others into each execute's scratch.
   bool DecodesBlockScalesOnce() const { return d_.b_block && Owned(kBScale); }
   size_t ScratchScaleBlocks() const { return DecodesBlockScalesOnce() ? 0 : ScaleBlocks(); }
+  // A's scales per row and block ({1,1,M or 1,blocks}), decoded into each execute's scratch.
+  size_t AScaleBlocks() const { return d_.b_block && d_.t[kAScale].sizes[3] > 1 ? d_.t[kAScale].sizes[3] : 0; }
 
   void LayOut(Planned* p) const {
     size_t offset = 0;
@@ -220,7 +222,8 @@ class MatMulOperator final : public cpuml_operator {
       return at;
     };
     const QGemmPlan& plan = p->plan;
-    p->scratch.quantization = take(QGemmQuantization::Bytes(plan.padded_m(), plan.padded_n(), ScratchScaleBlocks()));
+    p->scratch.quantization =
+        take(QGemmQuantization::Bytes(plan.padded_m(), plan.padded_n(), ScratchScaleBlocks(), AScaleBlocks()));
     p->scratch.packed_a = take(plan.packed_a_bytes());
     p->scratch.row_terms = take(plan.row_terms_bytes());
     p->scratch.packed_b = d_.t[kB].owned ? 0 : take(plan.packed_b_bytes());
@@ -376,6 +379,11 @@ cpuml_status MatMulOperator::Decode(const QGemmPlan& plan, const uint8_t* const*
     }
   } else if (stage == QGemmStage::kFloat32) {
     if (cpuml_status s = ReadScales(data[kAScale], kAScale, m, 2, padded_m, q->a_scale)) return s;
+    // A's scales per row and block: block c's column of them.
+    for (size_t c = 0; c < AScaleBlocks(); ++c) {
+      const uint8_t* block_column = data[kAScale] + c * d_.t[kAScale].strides[3] * sizeof(float);
+      if (cpuml_status s = ReadScales(block_column, kAScale, m, 2, padded_m, q->block_a_scale + c * padded_m)) return s;
+    }
     if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
     // Blockwise B scales: block c's row of them (BlockwiseFloatTile reads these, not b_scale).
     for (size_t c = 0; c < ScratchScaleBlocks(); ++c) {
@@ -457,7 +465,8 @@ cpuml_status MatMulOperator::Run(const uint8_t* const* data, uint8_t* output, ui
   const QGemmPlan& plan = active_->plan;
   const auto& regions = active_->scratch;
   QGemmQuantization q =
-      QGemmQuantization::In(scratch + regions.quantization, plan.padded_m(), plan.padded_n(), ScratchScaleBlocks());
+      QGemmQuantization::In(scratch + regions.quantization, plan.padded_m(), plan.padded_n(), ScratchScaleBlocks(),
+                            AScaleBlocks());
   if (DecodesBlockScalesOnce()) q.block_b_scale = reinterpret_cast<float*>(block_scales_.get());
   if (cpuml_status s = Decode(plan, data, &q)) return s;
   // B: prepacked at initialize, or packed now into this call's scratch.

@@ -77,8 +77,6 @@ cpuml_status ValidateMatMul(const MatMulSpec& spec, const CPUML_TENSOR_DESC* con
                   FormatSizes(x, s1, sizeof s1), per_row ? "{1,1,M,1}" : "{1,1,1,N}", per_row ? "M" : "N", extent);
     return CPUML_STATUS_SUCCESS;
   };
-  for (int role : {kAScale, kAZeroPoint, kOutScale, kOutZeroPoint})
-    if (cpuml_status s = check_shape(role, true)) return s;
   // 4-bit B (MATRIX_MULTIPLY_INTEGER_TO_FLOAT): unpacked at initialize, its zero points folded in.
   if (b.nibbles) {
     if (!b.owned)
@@ -121,6 +119,20 @@ cpuml_status ValidateMatMul(const MatMulSpec& spec, const CPUML_TENSOR_DESC* con
   for (int role : {kBScale, kBZeroPoint, kBias})
     if (out->b_block == 0 || role == kBias)
       if (cpuml_status s = check_shape(role, false)) return s;
+  // With blockwise B scales, A's scales may be per row and block too: {1,1,M,blocks} or {1,1,1,blocks}.
+  const bool a_blockwise = out->b_block && present[kAScale] && t[kAScale].sizes[3] > 1;
+  if (a_blockwise) {
+    const Tensor& a_scale = t[kAScale];
+    if (a_scale.sizes[0] != 1 || a_scale.sizes[1] != 1 || (a_scale.sizes[2] != 1 && a_scale.sizes[2] != m) ||
+        a_scale.sizes[3] != b_scale.sizes[2])
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: AScaleTensor sizes %s must be {1,1,1,1}, {1,1,M,1}, or per block as BScaleTensor's %u blocks: "
+                  "{1,1,1,%u} or {1,1,M,%u} (M=%u)",
+                  op, FormatSizes(a_scale, s1, sizeof s1), b_scale.sizes[2], b_scale.sizes[2], b_scale.sizes[2], m);
+  }
+  for (int role : {kAScale, kAZeroPoint, kOutScale, kOutZeroPoint})
+    if (role != kAScale || !a_blockwise)
+      if (cpuml_status s = check_shape(role, true)) return s;
   if (o.owned)
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: OutputTensor Flags must not include CPUML_TENSOR_FLAG_OWNED_BY_CPUML", op);
   if (MayAlias(o))

@@ -85,19 +85,21 @@ void FinishTile(QGemmStage stage, const QGemmQuantization& q, const Acc* acc, si
 }
 
 // MATRIX_MULTIPLY_INTEGER_TO_FLOAT with blockwise B scales (docs/semantics.md): per block c in
-// ascending order, p = float(sum_c) * (AScale[m] * BScale[c][n]), y = p for the first block and
-// y + p after it; then y + Bias[n]. The sums are exact int32 (a block is at most 256 rows of 4-bit
+// ascending order, p = float(sum_c) * (AScale[m] (or AScale[m][c]) * BScale[c][n]), y = p for the
+// first block and y + p after it; then y + Bias[n]. The sums are exact int32 (a block is at most 256 rows of 4-bit
 // B); every tier runs this same code, so the bits cannot differ.
 template <class RunChunk>
-void BlockwiseFloatTile(size_t chunks, const QGemmQuantization& q, size_t padded_n, size_t mr, size_t nr, size_t m0,
+void BlockwiseFloatTile(size_t chunks, const QGemmQuantization& q, size_t padded_m, size_t padded_n, size_t mr, size_t nr,
+                        size_t m0,
                         size_t n0, RunChunk run_chunk, const int32_t* acc, size_t acc_stride, uint8_t* out_tile,
                         uint64_t row_stride, uint64_t col_stride) {
   float y[kMaxKernelMr * kMaxKernelNr];
   for (size_t c = 0; c < chunks; ++c) {
     run_chunk(c);
     const float* __restrict b_scale = q.block_b_scale + c * padded_n + n0;
+    const float* __restrict a_scales = q.block_a_scale ? q.block_a_scale + c * padded_m + m0 : q.a_scale + m0;
     for (size_t i = 0; i < mr; ++i) {
-      const float a_scale = q.a_scale[m0 + i];
+      const float a_scale = a_scales[i];
       const int32_t* __restrict row = acc + i * acc_stride;
       float* __restrict y_row = y + i * kMaxKernelNr;
       for (size_t j = 0; j < nr; ++j) {
@@ -117,11 +119,12 @@ void BlockwiseFloatTile(size_t chunks, const QGemmQuantization& q, size_t padded
 
 }  // namespace
 
-size_t QGemmQuantization::Bytes(size_t padded_m, size_t padded_n, size_t blocks) {
-  return 6 * Align64(padded_m * 4) + (5 + blocks) * Align64(padded_n * 4);
+size_t QGemmQuantization::Bytes(size_t padded_m, size_t padded_n, size_t b_blocks, size_t a_blocks) {
+  return (6 + a_blocks) * Align64(padded_m * 4) + (5 + b_blocks) * Align64(padded_n * 4);
 }
 
-QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t padded_n, size_t blocks) {
+QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t padded_n, size_t b_blocks,
+                                        size_t a_blocks) {
   const size_t row_bytes = Align64(padded_m * 4), column_bytes = Align64(padded_n * 4);
   auto row = [&](int i) { return memory + i * row_bytes; };
   auto column = [&](int i) { return memory + 6 * row_bytes + i * column_bytes; };
@@ -137,7 +140,8 @@ QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t
   q.col_b = reinterpret_cast<int32_t*>(column(2));
   q.b_zero_point = reinterpret_cast<int32_t*>(column(3));
   q.bias_memory = reinterpret_cast<float*>(column(4));
-  q.block_b_scale = blocks ? reinterpret_cast<float*>(column(5)) : nullptr;
+  q.block_b_scale = b_blocks ? reinterpret_cast<float*>(column(5)) : nullptr;
+  q.block_a_scale = a_blocks ? reinterpret_cast<float*>(column(5 + b_blocks)) : nullptr;
   q.multiplier = nullptr;
   q.bias = nullptr;
   q.use_col_b = false;
@@ -388,8 +392,8 @@ struct QGemmPlan::RunJob {
         params.acc_out = acc32;
         params.deferrable = false;
         if (q->block_b_scale) {
-          BlockwiseFloatTile(p.chunks_.size(), *q, p.padded_n(), mr, nr, m0, n0, run_chunk, acc32, f.nr, out_tile,
-                             out->row_stride, out->col_stride);
+          BlockwiseFloatTile(p.chunks_.size(), *q, p.padded_m(), p.padded_n(), mr, nr, m0, n0, run_chunk, acc32, f.nr,
+                             out_tile, out->row_stride, out->col_stride);
           continue;
         }
         // K beyond one exact int32 chain: each chunk is exact in int32, their sum in int64.

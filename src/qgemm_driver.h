@@ -60,17 +60,19 @@ struct QGemmQuantization {
   // kFloat32 with blockwise B scales: [chunk][padded column] (the plan's K chunks are the blocks),
   // else NULL. The chunks' exact sums are then combined in float (docs/semantics.md).
   float* block_b_scale;
+  // With block_b_scale, A's scales per block too: [chunk][padded row], else NULL (a_scale).
+  float* block_a_scale;
   int32_t *a_zero_point, *out_zero_point;          // per row
   int32_t* col_b;         // B zero points in the packing's domain, per column
   int32_t* b_zero_point;  // decoding scratch, per column
   bool use_col_b;
 
-  // Bytes of the arrays for padded_m rows, padded_n columns (a multiple of 64) and `blocks` rows
-  // of blockwise B scales (0 for none).
-  static size_t Bytes(size_t padded_m, size_t padded_n, size_t blocks);
+  // Bytes of the arrays for padded_m rows, padded_n columns (a multiple of 64), `b_blocks` rows of
+  // blockwise B scales and `a_blocks` columns of blockwise A scales (0 for none).
+  static size_t Bytes(size_t padded_m, size_t padded_n, size_t b_blocks, size_t a_blocks);
   // Points the arrays into `memory` (Bytes() of it, 64-byte aligned); multiplier stays NULL, and
-  // block_b_scale too where blocks is 0.
-  static QGemmQuantization In(uint8_t* memory, size_t padded_m, size_t padded_n, size_t blocks);
+  // block_b_scale and block_a_scale too where their counts are 0.
+  static QGemmQuantization In(uint8_t* memory, size_t padded_m, size_t padded_n, size_t b_blocks, size_t a_blocks);
   float* multiplier_memory;  // where multiplier points when it is used
   float* bias_memory;        // where bias points when it is used
 };

@@ -79,6 +79,7 @@ QConfig RandomInt4(std::mt19937& rng, uint32_t m, uint32_t k, uint32_t n) {
   c.signed_scales = rng() % 2;
   c.b_transposed = rng() % 2;  // N x K
   c.nbits_layout = c.b_block && rng() % 2;
+  c.a_block_scales = c.b_block && rng() % 2;
   c.padded = rng() % 3 == 0;
   c.out_strided = rng() % 5 == 0;
   c.b_owned = true;
@@ -90,9 +91,9 @@ QConfig RandomInt4(std::mt19937& rng, uint32_t m, uint32_t k, uint32_t n) {
 
 std::string Describe(const QConfig& c) {
   char text[200];
-  snprintf(text, sizeof text, "M=%u K=%u N=%u A %s B %s block %u nbits %d zero %d%d scale %d%d bias %d bT=%d pad=%d "
-           "outS=%d threads=%d data=%d seed=%u", c.m, c.k, c.n, c.a_type == kS8 ? "s8" : "u8", c.b_type == kS4 ? "s4" : "u4",
-           c.b_block, c.nbits_layout, int(c.a_zero), int(c.b_zero), int(c.a_scale), int(c.b_scale), int(c.bias), c.b_transposed,
+  snprintf(text, sizeof text, "M=%u K=%u N=%u A %s B %s block %u nbits %d A-blocks %d zero %d%d scale %d%d bias %d "
+           "bT=%d pad=%d outS=%d threads=%d data=%d seed=%u", c.m, c.k, c.n, c.a_type == kS8 ? "s8" : "u8",
+           c.b_type == kS4 ? "s4" : "u4", c.b_block, c.nbits_layout, c.a_block_scales, int(c.a_zero), int(c.b_zero), int(c.a_scale), int(c.b_scale), int(c.bias), c.b_transposed,
            c.padded, c.out_strided, c.threads, int(c.data), c.seed);
   return text;
 }
@@ -163,6 +164,17 @@ TEST(MatMulInt4Validation, RulesNameTheMember) {
       blocks_long(kF32, {long_k / 16, 8}, {0, 0});
   EXPECT_NE(error({a_long.get(), s.get(), nullptr, b_long.get(), blocks_long.get(), nullptr, nullptr, out.get()})
                 .find("which allows K up to 1048576 (K=1048592"),
+            std::string::npos);
+  // A's scales per block: as many blocks as B's, and only with blockwise B scales.
+  TensorDesc a_blocks(kF32, {4, 4}), a_blocks_wrong(kF32, {4, 3}), a_blocks_one_row(kF32, {1, 4}), per_column(kF32, {1, 8});
+  EXPECT_EQ(error({a.get(), a_blocks.get(), nullptr, b.get(), blocks.get(), nullptr, nullptr, out.get()}), "success");
+  EXPECT_EQ(error({a.get(), a_blocks_one_row.get(), nullptr, b.get(), blocks.get(), nullptr, nullptr, out.get()}),
+            "success");
+  EXPECT_NE(error({a.get(), a_blocks_wrong.get(), nullptr, b.get(), blocks.get(), nullptr, nullptr, out.get()})
+                .find("AScaleTensor sizes {1,1,4,3} must be {1,1,1,1}, {1,1,M,1}, or per block as BScaleTensor's 4 blocks"),
+            std::string::npos);
+  EXPECT_NE(error({a.get(), a_blocks.get(), nullptr, b.get(), per_column.get(), nullptr, nullptr, out.get()})
+                .find("AScaleTensor sizes {1,1,4,4} must be {1,1,1,1} or {1,1,M,1}"),
             std::string::npos);
   // A zero point of B's 8-bit type with 4-bit B, and 4-bit types where no member takes them.
   TensorDesc zero8(kU8, {4, 8}, {}, owned);

@@ -59,6 +59,8 @@ struct QConfig {
   // With b_block: ONNX Runtime MatMulNBits' layouts. B N x K with each column padded to whole
   // blocks, scales N x blocks, zero points N x blocks with each column starting on a byte.
   bool nbits_layout = false;
+  // With b_block: A's scales per block too, {1,1,M,blocks} (a_scale per channel) or {1,1,1,blocks}.
+  bool a_block_scales = false;
 };
 
 inline bool IsFourBit(CPUML_TENSOR_DATA_TYPE t) {
@@ -106,7 +108,13 @@ class QProblem {
     const auto scale_flags = c.scales_owned ? CPUML_TENSOR_FLAG_OWNED_BY_CPUML : CPUML_TENSOR_FLAG_NONE;
     // A 4-bit B's zero points are owned with it (folded in at initialize).
     const auto b_zero_flags = IsFourBit(c.b_type) ? CPUML_TENSOR_FLAG_OWNED_BY_CPUML : CPUML_TENSOR_FLAG_NONE;
-    AddQuant(kAScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.a_scale, true, scale_flags);
+    if (c.b_block && c.a_block_scales) {
+      const uint32_t blocks = (c.k + c.b_block - 1) / c.b_block, rows = c.a_scale == Quant::kPerChannel ? c.m : 1;
+      Add(kAScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, rows, blocks}, {0, 0, rows > 1 ? blocks + 1 : 0, 1},
+          scale_flags);
+    } else {
+      AddQuant(kAScale, CPUML_TENSOR_DATA_TYPE_FLOAT32, c.a_scale, true, scale_flags);
+    }
     AddQuant(kAZero, c.a_type, c.a_zero, true, CPUML_TENSOR_FLAG_NONE);
     if (c.b_block) {
       // {1,1,blocks,N}: scales with a column stride of 2 (strides honoured), zero points packed.

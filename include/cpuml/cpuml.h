@@ -273,16 +273,18 @@ typedef struct CPUML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC {
  *  type with BScale's sizes, also owned. With blocks, each block's exact sum is scaled and the
  *  blocks are added in float in ascending order:
  *
- *    p[c] = float(sum over block c of (A - AZeroPoint[m]) * (B - BZeroPoint[c,n])) * (AScale[m] * BScale[c,n])
+ *    p[c] = float(sum over block c of (A - AZeroPoint[m]) * (B - BZeroPoint[c,n])) * (AScale[m,c] * BScale[c,n])
  *    y = p[0] + p[1] + ... (left to right), then y + Bias[n] when Bias is bound
  *
+ *  AScale may then be per block too, {1,1,1,blocks} or {1,1,M,blocks} (else AScale[m,c] = AScale[m]).
  *  One block is the formula above. ONNX Runtime's MatMulNBits maps onto this with B bound N x K
  *  through Strides (docs/integration.md); its default zero point 8 is an explicit BZeroPoint.
  *  Inputs bind in member order: A, AScale, AZeroPoint, B, BScale, BZeroPoint, Bias; the output is
  *  binding 0. */
 typedef struct CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC {
   const CPUML_TENSOR_DESC* ATensor;          /**< INT8 or UINT8, {B,C,M,K}. */
-  const CPUML_TENSOR_DESC* AScaleTensor;     /**< FLOAT32, {1,1,1,1} or {1,1,M,1}. */
+  /** FLOAT32, {1,1,1,1} or {1,1,M,1}; with blockwise BScaleTensor also {1,1,1,blocks} or {1,1,M,blocks}. */
+  const CPUML_TENSOR_DESC* AScaleTensor;
   const CPUML_TENSOR_DESC* AZeroPointTensor; /**< ATensor's type, {1,1,1,1} or {1,1,M,1}; may be NULL. */
   /** INT8 or UINT8, {B,C,K,N}; usually OWNED_BY_CPUML (packed once at initialize). UINT4 or INT4
    *  must be OWNED_BY_CPUML. */

@@ -752,6 +752,11 @@ void FuzzMatMulInteger(Input& in, bool to_float) {
     const bool per_row = role == kAScale || role == kAZero;
     FUZZ_CHECK(s[0] == 1 && s[1] == 1);
     if (blockwise && (role == kBScale || role == kBZero)) continue;
+    // A's scales per block: as many as B's blocks (only with blockwise B scales).
+    if (role == kAScale && s[3] > 1) {
+      FUZZ_CHECK(blockwise && s[3] == sizes4[kBScale][2] && (s[2] == 1 || s[2] == m));
+      continue;
+    }
     FUZZ_CHECK(per_row ? s[3] == 1 && (s[2] == 1 || s[2] == m) : s[2] == 1 && (s[3] == 1 || s[3] == n_out));
   }
   // Work bounded as QUANTIZED_LINEAR_MATRIX_MULTIPLY's, and tighter where the output is a

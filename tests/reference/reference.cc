@@ -178,14 +178,14 @@ void MatrixMultiplyInteger(const MatMulIntegerArgs& args) {
 }
 
 void MatrixMultiplyIntegerToFloat(const MatMulIntegerArgs& args) {
-  // Per block, in ascending order: p = float(sum) * (AScale[m] * BScale[block][n]); y = p for the
+  // Per block, in ascending order: p = float(sum) * (AScale[m] (or [m][block]) * BScale[block][n]); y = p for the
   // first block, y + p after it; then y + Bias[n]. One block (per-tensor or per-column B scales)
   // is float(sum) * (AScale * BScale) [+ Bias].
   const uint32_t k = args.a.sizes[3], block = ScaleBlock(args.b_scale, k), blocks = (k + block - 1) / block;
   float y = 0.0f;
   ForEachBlockSum(args.a, args.a_zero_point, args.b, args.b_zero_point, args.out, block,
                   [&](uint64_t offset, uint32_t m, uint32_t n, uint32_t index, int64_t acc) {
-                    const float sa = LoadFloat(args.a_scale, Per(args.a_scale, 2, m));
+                    const float sa = LoadFloat(args.a_scale, Per(args.a_scale, 2, m) + Per(args.a_scale, 3, index));
                     const float sb = LoadFloat(args.b_scale, Per(args.b_scale, 2, index) + Per(args.b_scale, 3, n));
                     const float p = static_cast<float>(acc) * (sa * sb);
                     y = index == 0 ? p : y + p;
