@@ -86,13 +86,12 @@ void FinishTile(QGemmStage stage, const QGemmQuantization& q, const Acc* acc, si
 
 // MATRIX_MULTIPLY_INTEGER_TO_FLOAT with blockwise B scales (docs/semantics.md): per block c in
 // ascending order, p = float(sum_c) * (AScale[m] (or AScale[m][c]) * BScale[c][n]), y = p for the
-// first block and y + p after it; then y + Bias[n]. The sums are exact int32 (a block is at most 256 rows of 4-bit
-// B); every tier runs this same code, so the bits cannot differ.
+// first block and y + p after it; then y + Bias[n]. The sums are exact int32 (a block is at most
+// 256 rows of 4-bit B); every tier runs this same code, so the bits cannot differ.
 template <class RunChunk>
-void BlockwiseFloatTile(size_t chunks, const QGemmQuantization& q, size_t padded_m, size_t padded_n, size_t mr, size_t nr,
-                        size_t m0,
-                        size_t n0, RunChunk run_chunk, const int32_t* acc, size_t acc_stride, uint8_t* out_tile,
-                        uint64_t row_stride, uint64_t col_stride) {
+void BlockwiseFloatTile(size_t chunks, const QGemmQuantization& q, size_t padded_m, size_t padded_n, size_t mr,
+                        size_t nr, size_t m0, size_t n0, RunChunk run_chunk, const int32_t* acc, size_t acc_stride,
+                        uint8_t* out_tile, uint64_t row_stride, uint64_t col_stride) {
   float y[kMaxKernelMr * kMaxKernelNr];
   for (size_t c = 0; c < chunks; ++c) {
     run_chunk(c);
