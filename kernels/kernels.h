@@ -60,6 +60,14 @@ enum class QGemmPacking : uint8_t {
   // The kU8S8 values in AMX tile layouts: A rows of kr (64) contiguous K values per group
   // ([group][mr][kr]), B in K quads ([K/4][nr][4], K padded to kr), as tdpbusd reads them.
   kU8S8Tiles,
+  // 4-bit B in blocks of K (MATRIX_MULTIPLY_INTEGER_TO_FLOAT with UINT4 or INT4 B). A as s8, as
+  // in kS8S8, with kr = 8. B as u = its value (UINT4) or its value + 8 (INT4), in [0, 15], two a
+  // byte: a column's group is 4 bytes, byte p holding K p in its low nibble and K 4 + p in its
+  // high one, so a group's low nibbles and high nibbles are each a quad of the 8-bit layouts,
+  // one mask or shift away. The plan's K chunks are B's blocks; a panel's block is its data,
+  // [groups][nr][4 bytes], then its zero points in the same domain (0..15), one byte a column.
+  // Kernels of this layout run all of a tile's blocks in one call (QGemmTileParams::blocks).
+  kS8U4Blocks,
 };
 // In the 8-bit layouts the shifts are undone exactly by the row/column terms of the epilogue.
 
@@ -77,6 +85,7 @@ enum class QGemmPacking : uint8_t {
 //   kStageFloat32: out[i][j] = float(acc) * m[j] (+ bias[j] when bias)    (float, in this order,
 //                  m[j] = multiplier[j], or a_scale[i] * b_scale[j] when multiplier is NULL)
 constexpr uint8_t kStageRequantize8 = 0, kStageInt32 = 1, kStageFloat32 = 2;
+struct QGemmBlocks;
 struct QGemmTileParams {
   const int32_t* row_a;
   const int32_t* row_b;
@@ -125,6 +134,28 @@ struct QGemmTileParams {
   // there and stops (no terms, no epilogue). Both mr_max x nr_max int32, row stride nr_max.
   const int32_t* dot_in;
   int32_t* dot_out;
+  // kS8U4Blocks kernels: the tile's blocks (k_groups and a_scale, b_scale, the terms and the
+  // stage above are then unused); `out` receives float rows, unit column stride.
+  const QGemmBlocks* blocks;
+};
+
+// The blocks of a kS8U4Blocks tile and the float stage that joins them (docs/semantics.md). For
+// block c, with colsum[j] the sum of column j's u values in the block and zero[j] its zero point:
+//   s = dot[i][j] + row_a[i] * colsum[j] + row_b[i] * zero[j]              (mod 2^32, exact)
+//   p = float(s) * (a_scale[i] * b_scale[j])
+//   y = p for c = 0, y + p after it;  out[i][j] = y, or y + bias[j] with a bias
+// in that order, without contraction. row_a is zero for every block when A's zero point is 0 in
+// the s8 domain; colsum is then not needed.
+struct QGemmBlocks {
+  size_t count;                // blocks
+  size_t groups, last_groups;  // kr-groups of each block but the last, and of the last
+  size_t a_stride, b_stride;   // bytes from a block to the next in the A tile and the B panel
+  const int32_t *row_a, *row_b;  // block c's, for the tile's rows: row_a + c * row_stride
+  size_t row_stride;             // elements
+  const float* a_scale;          // block c's, for the tile's rows: a_scale + c * a_scale_stride
+  size_t a_scale_stride;         // elements; 0 when the rows' scales do not change with the block
+  const float* b_scale;          // block c's, for the tile's columns: b_scale + c * b_scale_stride
+  size_t b_scale_stride;         // elements
 };
 
 // k_groups: number of kr-element K groups in the packed panels (K rounded up to kr).

@@ -203,9 +203,15 @@ const TierKernels* SupportedTier(cpuml_isa isa) { return Supported(isa, RunsGemm
 const TierKernels* SupportedFillTier(cpuml_isa isa) { return Supported(isa, RunsFill); }
 const TierKernels* SupportedQuantizeTier(cpuml_isa isa) { return Supported(isa, RunsQuantize); }
 
-const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m, uint32_t b_magnitude) {
+const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m, uint32_t b_magnitude, bool blocks_4bit) {
+  if (blocks_4bit)
+    for (size_t i = 0; i < tier.qgemm_count; ++i) {
+      const QGemmKernel& k = *tier.qgemm[i];
+      if (k.packing == QGemmPacking::kS8U4Blocks && m >= k.min_m && m <= k.max_m) return k;
+    }
   for (size_t i = 0; i < tier.qgemm_count; ++i) {
     const QGemmKernel& k = *tier.qgemm[i];
+    if (k.packing == QGemmPacking::kS8U4Blocks) continue;
     const bool b_fits = k.max_b_magnitude == 0 || b_magnitude <= k.max_b_magnitude;
     if (m >= k.min_m && m <= k.max_m && b_fits) return k;
   }

@@ -107,7 +107,22 @@ class MatMulOperator final : public cpuml_operator {
       if (!Owned(i)) continue;
       const CPUML_BUFFER_BINDING& binding = inputs[d_.binding[i]];
       if (FoldedIntoB(i)) continue;
-      if (i == kB) {
+      if (i == kB && active_->plan.format().Nibbles()) {
+        // 4-bit B in its own layout, zero points beside each block (no 8-bit copy).
+        Buffer packed = Allocate(active_->plan.packed_b_bytes());
+        const Tensor& t = d_.t[kB];
+        const Int4Matrix b{static_cast<const uint8_t*>(binding.Data), t.type == CPUML_TENSOR_DATA_TYPE_INT4, 0,
+                           t.strides[2], t.strides[3]};
+        Int4Matrix zero_point{};
+        if (Owned(kBZeroPoint)) {
+          const Tensor& z = d_.t[kBZeroPoint];
+          zero_point = {static_cast<const uint8_t*>(inputs[d_.binding[kBZeroPoint]].Data), b.is_signed, 0,
+                        z.sizes[2] == 1 ? 0 : z.strides[2], z.sizes[3] == 1 ? 0 : z.strides[3]};
+        }
+        active_->plan.PackB4(b, t.strides[0], t.strides[1], Owned(kBZeroPoint) ? &zero_point : nullptr, packed.get(),
+                             nullptr);
+        packed_b_ = std::move(packed);
+      } else if (i == kB) {
         // 4-bit B: each value less its zero point, in [-15, 15], as INT8 for the 8-bit packing.
         Buffer unpacked;
         Int8Operand b = Operand(d_.t[kB], static_cast<const uint8_t*>(binding.Data));
@@ -136,9 +151,18 @@ class MatMulOperator final : public cpuml_operator {
       const size_t padded_n = active_->plan.padded_n(), n = d_.t[kOut].sizes[3];
       Buffer decoded = Allocate(ScaleBlocks() * padded_n * sizeof(float));
       float* values = reinterpret_cast<float*>(decoded.get());
-      for (size_t c = 0; c < ScaleBlocks(); ++c)
-        (void)ReadScales(owned_[kBScale].get() + c * d_.t[kBScale].strides[2] * sizeof(float), kBScale, n, 3, padded_n,
-                         values + c * padded_n);
+      const size_t blocks = ScaleBlocks(), nr = active_->plan.format().nr;
+      std::vector<float> row(active_->plan.format().Nibbles() ? padded_n : 0);
+      for (size_t c = 0; c < blocks; ++c) {
+        const uint8_t* scales = owned_[kBScale].get() + c * d_.t[kBScale].strides[2] * sizeof(float);
+        if (row.empty()) {
+          (void)ReadScales(scales, kBScale, n, 3, padded_n, values + c * padded_n);
+          continue;
+        }
+        // The kS8U4Blocks kernels' order, [panel][block][nr]: a panel's scales follow its data.
+        (void)ReadScales(scales, kBScale, n, 3, padded_n, row.data());
+        for (size_t j = 0; j < padded_n; ++j) values[(j / nr * blocks + c) * nr + j % nr] = row[j];
+      }
       block_scales_ = std::move(decoded);
     }
     initialized_ = true;
@@ -150,7 +174,7 @@ class MatMulOperator final : public cpuml_operator {
 
  private:
   bool Owned(int member) const { return d_.present[member] && d_.t[member].owned; }
-  // A 4-bit B's zero points are subtracted from B as it is unpacked: not kept, not read again.
+  // A 4-bit B's zero points are packed with B or subtracted from it as it is unpacked: not kept.
   bool FoldedIntoB(int member) const { return member == kBZeroPoint && d_.t[kB].nibbles; }
 
   // A 4-bit B unpacked at initialize: its distinct matrices as K x N INT8, row-major.
@@ -467,7 +491,10 @@ cpuml_status MatMulOperator::Run(const uint8_t* const* data, uint8_t* output, ui
   QGemmQuantization q =
       QGemmQuantization::In(scratch + regions.quantization, plan.padded_m(), plan.padded_n(), ScratchScaleBlocks(),
                             AScaleBlocks());
-  if (DecodesBlockScalesOnce()) q.block_b_scale = reinterpret_cast<float*>(block_scales_.get());
+  if (DecodesBlockScalesOnce()) {
+    q.block_b_scale = reinterpret_cast<float*>(block_scales_.get());
+    q.block_b_scale_by_panel = plan.format().Nibbles();
+  }
   if (cpuml_status s = Decode(plan, data, &q)) return s;
   // B: prepacked at initialize, or packed now into this call's scratch.
   const uint8_t* packed_b = packed_b_.get();
@@ -492,10 +519,14 @@ cpuml_status CreateMatMulOperator(const MatMulSpec& spec, const CPUML_TENSOR_DES
   if (cpuml_status s = ValidateMatMul(spec, members, &d)) return s;
   const TierChoice tier = GemmTier();
   const uint64_t m = d.t[kOut].sizes[2];
-  std::unique_ptr<MatMulOperator> op(new MatMulOperator(d, SelectQGemmKernel(*tier.kernels, m), tier.name));
+  // A 4-bit B stays 4-bit in kernels of its own where the tier has them for M, when its blocks are
+  // exact int32 sums joined in float: blockwise scales, or K in one exact chunk.
+  const bool blocks_4bit = d.t[kB].nibbles && (d.b_block || d.t[kA].sizes[3] <= QGemmPlan::kMaxExactK);
+  const QGemmKernel& kernel = SelectQGemmKernel(*tier.kernels, m, kUncheckedB, blocks_4bit);
+  std::unique_ptr<MatMulOperator> op(new MatMulOperator(d, kernel, tier.name));
   if (cpuml_status s = op->CheckLimits()) return s;
   // Magnitude 0 meets every B bound: the kernel initialize may switch to if the owned B allows.
-  op->OfferNarrowBKernel(SelectQGemmKernel(*tier.kernels, m, 0));
+  if (kernel.packing != QGemmPacking::kS8U4Blocks) op->OfferNarrowBKernel(SelectQGemmKernel(*tier.kernels, m, 0));
   op->PlanMemory();
   *out = op.release();
   return CPUML_STATUS_SUCCESS;

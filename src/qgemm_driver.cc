@@ -141,6 +141,7 @@ QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t
   q.bias_memory = reinterpret_cast<float*>(column(4));
   q.block_b_scale = b_blocks ? reinterpret_cast<float*>(column(5)) : nullptr;
   q.block_a_scale = a_blocks ? reinterpret_cast<float*>(column(5 + b_blocks)) : nullptr;
+  q.block_b_scale_by_panel = false;
   q.multiplier = nullptr;
   q.bias = nullptr;
   q.use_col_b = false;
@@ -219,6 +220,38 @@ void QGemmPlan::PackB(const Int8Operand& b, uint8_t* packed, pthreadpool_t pool)
       &job, b_grid_.Count(), panels_, 0);
 }
 
+void QGemmPlan::PackB4(const Int4Matrix& b, uint64_t batch_stride, uint64_t channel_stride,
+                       const Int4Matrix* zero_point, uint8_t* packed, pthreadpool_t pool) const {
+  struct Job {
+    const QGemmPlan* plan;
+    const Int4Matrix* b;
+    uint64_t batch_stride, channel_stride;
+    const Int4Matrix* zero_point;
+    uint8_t* packed;
+  } job{this, &b, batch_stride, channel_stride, zero_point, packed};
+  pthreadpool_parallelize_2d(
+      pool,
+      [](void* context, size_t matrix, size_t panel) {
+        const Job& j = *static_cast<const Job*>(context);
+        const QGemmPlan& plan = *j.plan;
+        Int4Matrix bm = *j.b;
+        bm.offset += matrix / plan.b_grid_.channels * j.batch_stride + matrix % plan.b_grid_.channels * j.channel_stride;
+        const size_t n0 = panel * plan.format_.nr;
+        uint8_t* dst = j.packed + (matrix * plan.panels_ + panel) * plan.b_panel_stride_;
+        for (size_t c = 0; c < plan.chunks_.size(); ++c) {
+          const Chunk& chunk = plan.chunks_[c];
+          Int4Matrix zero;
+          if (j.zero_point) {
+            zero = *j.zero_point;
+            zero.offset += c * zero.row_stride;
+          }
+          PackB4Block(plan.format_, bm, j.zero_point ? &zero : nullptr, chunk.k0, chunk.k, n0,
+                      std::min<size_t>(plan.format_.nr, plan.n_ - n0), dst + chunk.b_offset);
+        }
+      },
+      &job, b_grid_.Count(), panels_, 0);
+}
+
 // One execute's shared, read-only state for its tasks.
 struct QGemmPlan::RunJob {
   const QGemmPlan* plan;
@@ -257,6 +290,44 @@ struct QGemmPlan::RunJob {
       PackATile(p.format_, am, q->a_zero_point + m0, chunk.k0, chunk.k, m0, std::min<size_t>(p.format_.mr, p.m_ - m0),
                 dst + chunk.a_offset, RowTerms(a_matrix, c, 0) + m0, RowTerms(a_matrix, c, 1) + m0);
     }
+  }
+
+  // A kS8U4Blocks tile: every block in one kernel call, which finishes it in float; outputs
+  // without unit column stride go through `scratch` (float, row stride nr).
+  void RunBlocksTile(const uint8_t* a_tile, const uint8_t* b_panel, size_t a_matrix, size_t panel, size_t m0,
+                     size_t mr, size_t nr, uint8_t* out_tile, QGemmTileParams* params, int32_t* scratch) const {
+    const QGemmPlan& p = *plan;
+    const PackFormat& f = p.format_;
+    const size_t n0 = panel * f.nr, chunks = p.chunks_.size();
+    QGemmBlocks blocks;
+    blocks.count = chunks;
+    blocks.groups = f.Groups(p.chunks_[0].k);
+    blocks.last_groups = f.Groups(p.chunks_.back().k);
+    blocks.a_stride = f.ATileBytes(p.chunks_[0].k);
+    blocks.b_stride = f.BPanelBytes(p.chunks_[0].k);
+    blocks.row_a = RowTerms(a_matrix, 0, 0) + m0;
+    blocks.row_b = RowTerms(a_matrix, 0, 1) + m0;
+    blocks.row_stride = 2 * p.padded_m();
+    blocks.a_scale = q->block_a_scale ? q->block_a_scale + m0 : q->a_scale + m0;
+    blocks.a_scale_stride = q->block_a_scale ? p.padded_m() : 0;
+    if (!q->block_b_scale) {
+      blocks.b_scale = q->b_scale + n0;  // one block
+      blocks.b_scale_stride = 0;
+    } else if (q->block_b_scale_by_panel) {
+      blocks.b_scale = q->block_b_scale + panel * chunks * f.nr;
+      blocks.b_scale_stride = f.nr;
+    } else {
+      blocks.b_scale = q->block_b_scale + n0;
+      blocks.b_scale_stride = p.padded_n();
+    }
+    params->blocks = &blocks;
+    const bool unit_columns = out->col_stride == sizeof(float);
+    params->out = unit_columns ? out_tile : static_cast<void*>(scratch);
+    params->out_row_stride = unit_columns ? out->row_stride : f.nr * sizeof(float);
+    p.kernel_.run(mr, nr, blocks.groups, a_tile, b_panel, params);
+    if (unit_columns) return;
+    for (size_t i = 0; i < mr; ++i)
+      for (size_t j = 0; j < nr; ++j) memcpy(out_tile + i * out->row_stride + j * out->col_stride, &scratch[i * f.nr + j], 4);
   }
 
   void RunBlock(size_t batch, size_t m_block, size_t n_block) const {
@@ -318,6 +389,7 @@ struct QGemmPlan::RunJob {
         const uint8_t* a_tile = a_in_place ? am.data + m0 * am.row_stride
                                            : packed_a + (a_matrix * p.m_tiles_ + tile) * p.a_tile_stride_;
         QGemmTileParams params;
+        params.blocks = nullptr;
         params.a_scale = q->a_scale + m0;
         params.out_scale = q->out_scale + m0;
         params.out_min = q->out_min + m0;
@@ -337,6 +409,10 @@ struct QGemmPlan::RunJob {
         params.a_row_stride = a_in_place ? am.row_stride : 0;
         params.a_signed = am.is_signed;
         uint8_t* out_tile = out_base + m0 * out->row_stride + n0 * out->col_stride;
+        if (f.Nibbles()) {
+          RunBlocksTile(a_tile, b_panel, a_matrix, panel, m0, mr, nr, out_tile, &params, acc32);
+          continue;
+        }
         auto run_chunk = [&](size_t c) {
           const Chunk& chunk = p.chunks_[c];
           const uint8_t* panel_chunk = b_panel + chunk.b_offset;

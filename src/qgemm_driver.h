@@ -62,6 +62,9 @@ struct QGemmQuantization {
   float* block_b_scale;
   // With block_b_scale, A's scales per block too: [chunk][padded row], else NULL (a_scale).
   float* block_a_scale;
+  // block_b_scale laid out [panel][chunk][nr] for a kS8U4Blocks plan (owned scales, decoded at
+  // initialize in the order its kernels read them), instead of [chunk][padded column].
+  bool block_b_scale_by_panel;
   int32_t *a_zero_point, *out_zero_point;          // per row
   int32_t* col_b;         // B zero points in the packing's domain, per column
   int32_t* b_zero_point;  // decoding scratch, per column
@@ -107,6 +110,11 @@ class QGemmPlan {
 
   // Packs every distinct B matrix into `packed` (packed_b_bytes()).
   void PackB(const Int8Operand& b, uint8_t* packed, pthreadpool_t pool) const;
+  // The same for a 4-bit B and a kS8U4Blocks kernel: `b` is the first matrix, and matrix (batch,
+  // channel) of B's MatrixGrid lies batch_stride and channel_stride nibbles on; zero_point as in
+  // PackB4Block, with the block as its row (NULL for none).
+  void PackB4(const Int4Matrix& b, uint64_t batch_stride, uint64_t channel_stride, const Int4Matrix* zero_point,
+              uint8_t* packed, pthreadpool_t pool) const;
   // Packs A into the workspaces and runs every tile. `packed_a` and `row_terms` hold
   // packed_a_bytes() and row_terms_bytes(); the bytes written do not depend on the pool.
   void Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQuantization& q, const QGemmOutput& out,

@@ -263,6 +263,30 @@ void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, s
   }
 }
 
+void PackB4Block(const PackFormat& f, const Int4Matrix& b, const Int4Matrix* zero_point, size_t k0, size_t k,
+                 size_t n0, size_t nr_valid, void* panel) {
+  uint8_t* out = static_cast<uint8_t*>(panel);
+  memset(out, 0, f.BPanelBytes(k));
+  // INT4's nibble v is the value v - 16 * (v >= 8); its u = value + 8 is v XOR 8.
+  const uint8_t to_u = b.is_signed ? 8 : 0;
+  auto nibble = [](const Int4Matrix& m, uint64_t index) {
+    return static_cast<uint8_t>((m.data[index / 2] >> (index % 2 * 4)) & 0xF);
+  };
+  const size_t half_kr = f.kr / 2, group_bytes = f.nr * half_kr;
+  for (size_t j = 0; j < nr_valid; ++j) {
+    const uint64_t column = b.offset + (n0 + j) * b.col_stride;
+    for (size_t kk = 0; kk < k; ++kk) {
+      const uint8_t u = nibble(b, column + (k0 + kk) * b.row_stride) ^ to_u;
+      const size_t in_group = kk % f.kr;
+      // Byte p of a column's group holds K p (low nibble) and K half_kr + p (high nibble).
+      out[kk / f.kr * group_bytes + j * half_kr + in_group % half_kr] |=
+          static_cast<uint8_t>(u << (in_group / half_kr * 4));
+    }
+    uint8_t* zero = out + f.Groups(k) * group_bytes;
+    zero[j] = zero_point ? nibble(*zero_point, zero_point->offset + (n0 + j) * zero_point->col_stride) ^ to_u : to_u;
+  }
+}
+
 void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_point, size_t k0, size_t k, size_t m0,
                size_t mr_valid, void* tile, int32_t* row_a, int32_t* row_b) {
   for (size_t i = mr_valid; i < f.mr; ++i) row_a[i] = row_b[i] = 0;

@@ -28,15 +28,34 @@ struct PackFormat {
 
   static PackFormat Of(const QGemmKernel& kernel) { return {kernel.packing, kernel.mr, kernel.nr, kernel.kr}; }
   size_t ElementBytes() const { return packing == QGemmPacking::kInt16Pairs ? 2 : 1; }
+  bool Nibbles() const { return packing == QGemmPacking::kS8U4Blocks; }
   // K values of one B column kept together: kr, except in the AMX layout (quads).
   uint32_t BLineKr() const { return packing == QGemmPacking::kU8S8Tiles ? 4 : kr; }
   size_t Groups(size_t k) const { return (k + kr - 1) / kr; }
-  size_t BPanelBytes(size_t k) const { return nr * sizeof(int32_t) + Groups(k) * nr * kr * ElementBytes(); }
+  // kS8U4Blocks: data [Groups(k)][nr][kr / 2] and a zero-point byte per column, no column sums.
+  size_t BPanelBytes(size_t k) const {
+    return Nibbles() ? Groups(k) * nr * (kr / 2) + nr : nr * sizeof(int32_t) + Groups(k) * nr * kr * ElementBytes();
+  }
   size_t ATileBytes(size_t k) const { return Groups(k) * mr * kr * ElementBytes(); }
   // The panel's column sums (QGemmTileParams::col_a), and the data the micro-kernel reads.
   static const int32_t* PanelColumnSums(const uint8_t* panel) { return reinterpret_cast<const int32_t*>(panel); }
-  const uint8_t* PanelData(const uint8_t* panel) const { return panel + nr * sizeof(int32_t); }
+  const uint8_t* PanelData(const uint8_t* panel) const { return Nibbles() ? panel : panel + nr * sizeof(int32_t); }
 };
+
+// A 4-bit matrix (UINT4 or INT4, two elements a byte, the lower index in the low nibble):
+// element (r, c) is nibble offset + r * row_stride + c * col_stride of data.
+struct Int4Matrix {
+  const uint8_t* data;
+  bool is_signed;
+  uint64_t offset, row_stride, col_stride;  // nibbles
+};
+
+// Packs columns [n0, n0 + nr_valid) and K rows [k0, k0 + k) of a 4-bit B into one block of a
+// kS8U4Blocks panel. zero_point, when not NULL, holds B's zero points with the block as its row
+// (row 0 is this block's; strides of 0 broadcast); without it the zero point is 0. Columns past
+// nr_valid and K past k are zero.
+void PackB4Block(const PackFormat& f, const Int4Matrix& b, const Int4Matrix* zero_point, size_t k0, size_t k,
+                 size_t n0, size_t nr_valid, void* panel);
 
 // Packs columns [n0, n0 + nr_valid) and K rows [k0, k0 + k) of B into one panel (columns past
 // nr_valid and K past k are zero).
@@ -58,10 +77,11 @@ void InPlaceRowTerms(const Int8Matrix& a, const int32_t* a_zero_point, size_t k,
 // What packing adds to each A or B value to bring it into the layout's domain.
 inline int32_t AShift(QGemmPacking packing, bool a_signed) {
   if (packing == QGemmPacking::kU8S8 || packing == QGemmPacking::kU8S8Tiles) return a_signed ? 128 : 0;
-  if (packing == QGemmPacking::kS8S8) return a_signed ? 0 : -128;
+  if (packing == QGemmPacking::kS8S8 || packing == QGemmPacking::kS8U4Blocks) return a_signed ? 0 : -128;
   return 0;
 }
 inline int32_t BShift(QGemmPacking packing, bool b_signed) {
+  if (packing == QGemmPacking::kS8U4Blocks) return b_signed ? 8 : 0;  // u = B + 8 for INT4
   return packing != QGemmPacking::kInt16Pairs && !b_signed ? -128 : 0;
 }
 
@@ -70,7 +90,9 @@ inline int32_t BShift(QGemmPacking packing, bool b_signed) {
 inline int32_t ColumnTermB(QGemmPacking packing, bool b_signed, int32_t b_zero_point) {
   return b_zero_point + BShift(packing, b_signed);
 }
-inline bool UsesColumnSums(QGemmPacking packing) { return packing != QGemmPacking::kInt16Pairs; }
+inline bool UsesColumnSums(QGemmPacking packing) {
+  return packing != QGemmPacking::kInt16Pairs && packing != QGemmPacking::kS8U4Blocks;
+}
 
 }  // namespace cpuml
 

@@ -36,7 +36,8 @@ int32_t ADomainShift(QGemmPacking packing, bool a_signed) {
   switch (packing) {
     case QGemmPacking::kU8S8:
     case QGemmPacking::kU8S8Tiles: return a_signed ? 128 : 0;
-    case QGemmPacking::kS8S8: return a_signed ? 0 : -128;
+    case QGemmPacking::kS8S8:
+    case QGemmPacking::kS8U4Blocks: return a_signed ? 0 : -128;
     case QGemmPacking::kInt16Pairs: break;
   }
   return 0;
