@@ -36,7 +36,7 @@ endif()
 cpuml_add_tier(scalar SOURCES tier.cc fill_scalar.cc quantize_scalar.cc qgemm_s8u4_4x16c8_scalar.cc qgemm_x16_4x4c2_scalar.cc)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   cpuml_add_tier(sse41 FLAGS -msse4.1 SOURCES tier.cc fill_sse41.cc quantize_sse41.cc qgemm_x16_4x8c2_sse41.cc)
-  cpuml_add_tier(avx2 FLAGS -mavx2 -mfma -mf16c SOURCES tier.cc fill_avx2.cc quantize_avx2.cc qgemm_u8s8_1x16c4_avx2.cc qgemm_u8s7_6x16c4_avx2.cc
+  cpuml_add_tier(avx2 FLAGS -mavx2 -mfma -mf16c SOURCES tier.cc fill_avx2.cc quantize_avx2.cc qgemm_s8u4_4x16c8_avx2.cc qgemm_u8s8_1x16c4_avx2.cc qgemm_u8s7_6x16c4_avx2.cc
     qgemm_x16_6x16c2_avx2.cc)
   cpuml_add_tier(avxvnni FLAGS -mavx2 -mfma -mf16c -mavxvnni SOURCES tier.cc qgemm_u8s8_6x16c4_avxvnni.cc)
   cpuml_add_tier(avx512vnni
