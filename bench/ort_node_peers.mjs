@@ -1,17 +1,22 @@
-// ONNX Runtime's int8 paths through onnxruntime-node (the npm package ships ONNX Runtime's CPU
-// library), for machines that reach ONNX Runtime only through the npm registry. Times the same
-// shapes and thread counts as cpuml_bench's dqmatmul/, i2f/ and qgemm/ rows and prints one line
-// per case in bench/device_peers.py's form:
+// ONNX Runtime's int8 and 4-bit paths through onnxruntime-node (the npm package ships ONNX
+// Runtime's CPU library), for machines that reach ONNX Runtime only through the npm registry.
+// Times the same shapes and thread counts as cpuml_bench's dqmatmul/, i2f/ and qgemm/ rows and
+// prints one line per case in bench/device_peers.py's form:
 //   onnxruntime_dqmatmul/u8s8/MxKxN/threads:T  GOPS=<median>   com.microsoft DynamicQuantizeMatMul
 //   onnxruntime_i2f/u8s8/MxKxN/threads:T       GOPS=<median>   com.microsoft MatMulIntegerToFloat
 //   onnxruntime/u8s8/MxKxN/threads:T           GOPS=<median>   QLinearMatMul
+//   onnxruntime_nbits/u8u4/MxKxN/block:B/threads:T  GOPS=<median>   com.microsoft MatMulNBits
 //   onnxruntime_call_overhead/threads:T        us=<median>     an Identity of 4 floats, per run()
 //   onnxruntime_exactness/u8s8  exact|INEXACT                  MatMulInteger on adversarial data
 // Float A, s8 B with per-column scales and a bias, as bench/device_dynamic_peers.py builds them.
+// MatMulNBits: float A, B in 4 bits with a float scale per block of B = 32 and 128 along K and the
+// default zero point 8, no bias; accuracy_level 4 so that A is quantized to int8 and the int8 dot
+// product kernels run, the CPU path of 4-bit language models.
 // No onnx package is needed: the models are written here as protobuf bytes.
 // Usage: node bench/ort_node_peers.mjs [threads ...]   (default 1 and every CPU);
 // CPUML_BENCH_SHAPES narrows the shapes; ORT_NODE_MODULES names the node_modules folder that
-// holds onnxruntime-node (default: build/ort-node/node_modules).
+// holds onnxruntime-node (default: build/ort-node/node_modules); CPUML_ORT_FAMILIES, a comma list
+// of dqmatmul, i2f, qlinear and nbits, narrows the GOPS rows (default: all of them).
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -50,9 +55,12 @@ function valueInfo(name, type, dims) {  // ValueInfoProto with a TypeProto.Tenso
   const shape = concat(...dims.map((d) => bytes(1, int(1, d))));
   return concat(bytes(1, name), bytes(2, bytes(1, concat(int(1, type), bytes(2, shape)))));
 }
-function node(op, inputs, outputs, domain) {  // NodeProto
+const INT_ATTRIBUTE = 2;
+function node(op, inputs, outputs, domain, ints = {}) {  // NodeProto; ints: integer attributes
+  const attributes = Object.entries(ints).map(([name, value]) =>
+      bytes(5, concat(bytes(1, name), int(3, value), int(20, INT_ATTRIBUTE))));
   return concat(...inputs.map((i) => bytes(1, i)), ...outputs.map((o) => bytes(2, o)), bytes(4, op),
-                domain ? bytes(7, domain) : []);
+                domain ? bytes(7, domain) : [], ...attributes);
 }
 function model(nodes, initializers, inputs, outputs) {  // ModelProto, IR version 8
   const graph = concat(...nodes.map((n) => bytes(1, n)), bytes(2, "g"), ...initializers.map((t) => bytes(5, t)),
@@ -75,7 +83,16 @@ function integers(count, Type, low) {
   return out;
 }
 
-function buildModel(kind, m, k, n) {
+function buildModel(kind, m, k, n, block) {
+  if (kind === "nbits") {  // B as MatMulNBits reads it: [N][K blocks][block / 2], low nibble first
+    const blocks = Math.ceil(k / block);
+    return model([node("MatMulNBits", ["A", "B", "scales"], ["Y"], "com.microsoft",
+                       { K: k, N: n, bits: 4, block_size: block, accuracy_level: 4 })],
+                 [tensor("B", UINT8, [n, blocks, block / 2], integers(n * blocks * block / 2, Uint8Array, 0)),
+                  tensor("scales", FLOAT, [n * blocks],
+                         Float32Array.from({ length: n * blocks }, (_, i) => 0.001 + 0.0001 * (i % 17)))],
+                 [valueInfo("A", FLOAT, [m, k])], [valueInfo("Y", FLOAT, [m, n])]);
+  }
   const bScale = Float32Array.from({ length: n }, (_, j) => 0.001 + 0.0001 * (j % 17));
   const b = tensor("B", INT8, [k, n], integers(k * n, Int8Array, -128));
   const as = tensor("as", FLOAT, [], Float32Array.of(0.02)), az = tensor("az", UINT8, [], Uint8Array.of(131));
@@ -121,6 +138,12 @@ async function openModel(bytes, threads) {
 const shapes = (process.env.CPUML_BENCH_SHAPES ||
                 "1x4096x4096,1x4096x11008,1x11008x4096,16x4096x4096,128x768x3072,1024x1024x1024,2048x2048x2048")
                    .split(",").map((s) => s.split("x").map(Number));
+const cases = [["dqmatmul", "onnxruntime_dqmatmul/u8s8"], ["i2f", "onnxruntime_i2f/u8s8"], ["qlinear", "onnxruntime/u8s8"],
+               ["nbits", "onnxruntime_nbits/u8u4", 32], ["nbits", "onnxruntime_nbits/u8u4", 128]];
+const families = (process.env.CPUML_ORT_FAMILIES || "dqmatmul,i2f,qlinear,nbits").split(",");
+for (const family of families)  // a misspelt family would otherwise leave its rows silently out
+  if (!cases.some(([kind]) => kind === family)) throw new Error(`CPUML_ORT_FAMILIES: no family ${family}`);
+
 // Exactness, as cpuml_bench labels oneDNN and XNNPACK: MatMulInteger (int32 out, no scales to
 // hide an error) on adversarial u8 x s8 data, A = 255 and B = -128 everywhere, whose pair sums
 // (2 * 255 * -128) do not fit int16: a kernel that adds pairs in int16 with saturation (vpmaddubsw)
@@ -148,13 +171,14 @@ for (const threads of threadsList) {
   const x = new ort.Tensor("float32", new Float32Array(4), [4]);
   const overhead = await medianSeconds(() => identity.run({ X: x }));
   console.log(`onnxruntime_call_overhead/threads:${threads}  us=${(overhead * 1e6).toFixed(1)}`);
-  for (const [kind, name] of [["dqmatmul", "onnxruntime_dqmatmul"], ["i2f", "onnxruntime_i2f"], ["qlinear", "onnxruntime"]]) {
+  for (const [kind, name, block] of cases.filter(([kind]) => families.includes(kind))) {
     for (const [m, k, n] of shapes) {
-      const runner = await openModel(buildModel(kind, m, k, n), threads);
-      const a = kind === "dqmatmul" ? new ort.Tensor("float32", normal(m * k), [m, k])
-                                    : new ort.Tensor("uint8", integers(m * k, Uint8Array, 0), [m, k]);
+      const runner = await openModel(buildModel(kind, m, k, n, block), threads);
+      const a = kind === "dqmatmul" || kind === "nbits" ? new ort.Tensor("float32", normal(m * k), [m, k])
+                                                        : new ort.Tensor("uint8", integers(m * k, Uint8Array, 0), [m, k]);
       const seconds = await medianSeconds(() => runner.run({ A: a }));
-      console.log(`${name}/u8s8/${m}x${k}x${n}/threads:${threads}  GOPS=${(2 * m * n * k / seconds / 1e9).toFixed(1)}`);
+      console.log(`${name}/${m}x${k}x${n}${block ? `/block:${block}` : ""}/threads:${threads}  ` +
+                  `GOPS=${(2 * m * n * k / seconds / 1e9).toFixed(1)}`);
       await runner.release();
     }
   }

@@ -38,11 +38,12 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   cpuml_add_tier(sse41 FLAGS -msse4.1 SOURCES tier.cc fill_sse41.cc quantize_sse41.cc qgemm_x16_4x8c2_sse41.cc)
   cpuml_add_tier(avx2 FLAGS -mavx2 -mfma -mf16c SOURCES tier.cc fill_avx2.cc quantize_avx2.cc qgemm_s8u4_4x16c8_avx2.cc qgemm_u8s8_1x16c4_avx2.cc qgemm_u8s7_6x16c4_avx2.cc
     qgemm_x16_6x16c2_avx2.cc)
-  cpuml_add_tier(avxvnni FLAGS -mavx2 -mfma -mf16c -mavxvnni SOURCES tier.cc qgemm_u8s8_6x16c4_avxvnni.cc)
+  cpuml_add_tier(avxvnni FLAGS -mavx2 -mfma -mf16c -mavxvnni SOURCES tier.cc qgemm_s8u4_4x16c8_avxvnni.cc qgemm_u8s8_6x16c4_avxvnni.cc)
   cpuml_add_tier(avx512vnni
     FLAGS -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx512vnni -mavx2 -mfma -mf16c ${CPUML_NO_AVX512_HEADER_WARNING}
     FILL_FLAGS -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma -mf16c ${CPUML_NO_AVX512_HEADER_WARNING}
-    SOURCES tier.cc fill_avx512vnni.cc quantize_avx512vnni.cc qgemm_u8s8_12x32c4_avx512vnni.cc)
+    SOURCES tier.cc fill_avx512vnni.cc quantize_avx512vnni.cc qgemm_s8u4_8x16c8_avx512vnni.cc
+            qgemm_u8s8_12x32c4_avx512vnni.cc)
   cpuml_add_tier(amx
     FLAGS -mamx-tile -mamx-int8 -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx512vnni -mavx2 -mfma -mf16c
           ${CPUML_NO_AVX512_HEADER_WARNING}

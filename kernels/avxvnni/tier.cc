@@ -9,11 +9,14 @@
 namespace cpuml {
 namespace avxvnni {
 
+extern const QGemmKernel kQGemm_s8u4_1x16c8__avxvnni;
+extern const QGemmKernel kQGemm_s8u4_4x16c8__avxvnni;
 extern const QGemmKernel kQGemm_u8s8_1x16c4__avxvnni;
 extern const QGemmKernel kQGemm_u8s8_6x16c4__avxvnni;
 
-// Selection takes the first kernel whose M range holds M: the one-row kernel for M = 1.
-CPUML_TIER_TABLE(nullptr, nullptr, &kQGemm_u8s8_1x16c4__avxvnni, &kQGemm_u8s8_6x16c4__avxvnni);
+// Selection takes the first kernel whose M range holds M: the one-row kernel for M = 1. The 4-bit
+// kernels serve only a 4-bit B (SelectQGemmKernel).
+CPUML_TIER_TABLE(nullptr, nullptr, &kQGemm_s8u4_1x16c8__avxvnni, &kQGemm_s8u4_4x16c8__avxvnni, &kQGemm_u8s8_1x16c4__avxvnni, &kQGemm_u8s8_6x16c4__avxvnni);
 
 }  // namespace avxvnni
 }  // namespace cpuml

@@ -1,0 +1,149 @@
+// qgemm_s8u4_1x16c8__avx512vnni, qgemm_s8u4_1x16c8_pfl1__avx512vnni and
+// qgemm_s8u4_8x16c8__avx512vnni: 4-bit B in blocks (kS8U4Blocks, kernels/kernels.h), one row (M = 1,
+// LLM decode) or up to eight, every block of the tile in one call, finished in float.
+//
+// A group of the 16-column panel is one zmm: 16 columns x 4 bytes. Masked, its low nibbles are
+// each column's first K quad as u8; shifted, its high ones the second; vpdpbusd multiplies them by
+// A's quads as s8 straight into int32, so every sum is the exact one, and the float steps are the
+// formula's, lane by lane: the bits are every tier's. Eight rows give each unpacked group sixteen
+// vpdpbusd, the 8-bit 12 x 32 kernel's ratio of multiplies to loads.
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+#include "kernels/row_count.h"
+
+namespace cpuml {
+namespace avx512vnni {
+namespace {
+
+constexpr size_t kMr = 8, kNr = 16, kKr = 8;
+constexpr size_t kGroupBytes = kNr * kKr / 2;  // one zmm
+// Groups whose column-sum bytes (two nibbles each, <= 30 a group) are added before vpdpbusd widens them.
+constexpr size_t kGroupsPerWiden = 8;
+
+inline __m512i BroadcastQuad(const int8_t* a) {
+  int32_t quad;
+  memcpy(&quad, a, 4);
+  return _mm512_set1_epi32(quad);
+}
+
+// One block's exact sums: dot[r] for the tile's kRows rows (kAStride rows per group of the A
+// tile), and when kColumnSums the columns' sums of u. kPrefetchL1: every line of B 4 KB ahead
+// into L1, for Intel server cores (the 8-bit one-row kernel's kEveryLineToL1 explains it).
+template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
+inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m512i (&dot)[kRows], __m512i& column_sum) {
+  const __m512i mask = _mm512_set1_epi8(0x0F), ones = _mm512_set1_epi8(1);
+  // One row streams B: alternate groups and the two nibbles go to four accumulators, so four
+  // vpdpbusd chains are in flight instead of one.
+  constexpr size_t kChains = kRows == 1 ? 4 : 1;
+  __m512i chain[kChains][kRows];
+  for (size_t c = 0; c < kChains; ++c)
+    for (size_t r = 0; r < kRows; ++r) chain[c][r] = _mm512_setzero_si512();
+  column_sum = _mm512_setzero_si512();
+  __m512i column_bytes = _mm512_setzero_si512();
+  for (size_t g = 0; g < groups; ++g) {
+    const uint8_t* bg = b + g * kGroupBytes;
+    if (kPrefetchL1) _mm_prefetch(reinterpret_cast<const char*>(bg + 4096), _MM_HINT_T0);
+    const __m512i raw = _mm512_loadu_si512(bg);
+    const __m512i low = _mm512_and_si512(raw, mask), high = _mm512_and_si512(_mm512_srli_epi16(raw, 4), mask);
+    if (kColumnSums) {
+      column_bytes = _mm512_add_epi8(column_bytes, _mm512_add_epi8(low, high));
+      if ((g + 1) % kGroupsPerWiden == 0) {
+        column_sum = _mm512_dpbusd_epi32(column_sum, column_bytes, ones);
+        column_bytes = _mm512_setzero_si512();
+      }
+    }
+    const size_t c = kChains == 1 ? 0 : (g % 2) * 2;
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r) {
+      const int8_t* ag = a + (g * kAStride + r) * kKr;
+      chain[c][r] = _mm512_dpbusd_epi32(chain[c][r], low, BroadcastQuad(ag));
+      chain[kChains == 1 ? 0 : c + 1][r] = _mm512_dpbusd_epi32(chain[kChains == 1 ? 0 : c + 1][r], high, BroadcastQuad(ag + 4));
+    }
+  }
+  if (kColumnSums) column_sum = _mm512_dpbusd_epi32(column_sum, column_bytes, ones);
+  for (size_t r = 0; r < kRows; ++r) {
+    dot[r] = chain[0][r];
+    for (size_t c = 1; c < kChains; ++c) dot[r] = _mm512_add_epi32(dot[r], chain[c][r]);
+  }
+}
+
+template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
+void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmTileParams* p) {
+  const QGemmBlocks& blocks = *p->blocks;
+  __m512 y[kRows];
+  for (size_t r = 0; r < kRows; ++r) y[r] = _mm512_set1_ps(-0.0f);  // -0 + p is p: the first y = p
+  for (size_t c = 0; c < blocks.count; ++c) {
+    const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
+    const uint8_t* b = b_panel + c * blocks.b_stride;
+    __m512i dot[kRows], column_sum;
+    BlockSums<kRows, kAStride, kColumnSums, kPrefetchL1>(
+        groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride), b, dot, column_sum);
+    const __m512i zero_point = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + groups * kGroupBytes)));
+    const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
+    const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
+    const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
+    const __m512 b_scale = _mm512_loadu_ps(blocks.b_scale + c * blocks.b_scale_stride);
+    for (size_t r = 0; r < kRows; ++r) {
+      __m512i s = _mm512_add_epi32(dot[r], _mm512_mullo_epi32(_mm512_set1_epi32(row_b[r]), zero_point));
+      if (kColumnSums) s = _mm512_add_epi32(s, _mm512_mullo_epi32(_mm512_set1_epi32(row_a[r]), column_sum));
+      const __m512 product = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(_mm512_set1_ps(a_scale[r]), b_scale));
+      y[r] = _mm512_add_ps(y[r], product);
+    }
+  }
+  const __mmask16 columns = static_cast<__mmask16>((1u << nr) - 1);
+  for (size_t r = 0; r < kRows; ++r) {
+    // The bias array is padded to whole panels (the front end's QGemmQuantization).
+    if (p->bias) y[r] = _mm512_add_ps(y[r], _mm512_loadu_ps(p->bias));
+    _mm512_mask_storeu_ps(static_cast<uint8_t*>(p->out) + r * p->out_row_stride, columns, y[r]);
+  }
+}
+
+// Column sums only where some row's A zero point is not 0 in the s8 domain (row_a is the same for
+// every block).
+template <size_t kRows, size_t kAStride, bool kPrefetchL1>
+void TileRows(size_t nr, const void* a_packed, const void* b_packed, const QGemmTileParams* p) {
+  bool column_sums = false;
+  for (size_t r = 0; r < kRows; ++r) column_sums |= p->blocks->row_a[r] != 0;
+  const uint8_t* a = static_cast<const uint8_t*>(a_packed);
+  const uint8_t* b = static_cast<const uint8_t*>(b_packed);
+  if (column_sums)
+    Tile<kRows, kAStride, true, kPrefetchL1>(nr, a, b, p);
+  else
+    Tile<kRows, kAStride, false, kPrefetchL1>(nr, a, b, p);
+}
+
+}  // namespace
+
+static void qgemm_s8u4_1x16c8__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
+                                          const QGemmTileParams* p) {
+  TileRows<1, 1, false>(nr, a, b, p);
+}
+
+static void qgemm_s8u4_1x16c8_pfl1__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
+                                               const QGemmTileParams* p) {
+  TileRows<1, 1, true>(nr, a, b, p);
+}
+
+static void qgemm_s8u4_8x16c8__avx512vnni(size_t mr, size_t nr, size_t, const void* a, const void* b,
+                                          const QGemmTileParams* p) {
+  WithRowCount<kMr>(mr, [&](auto rows) { TileRows<decltype(rows)::value, kMr, false>(nr, a, b, p); });
+}
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_s8u4_1x16c8__avx512vnni, kQGemm_s8u4_1x16c8_pfl1__avx512vnni,
+    kQGemm_s8u4_8x16c8__avx512vnni;
+const QGemmKernel kQGemm_s8u4_1x16c8__avx512vnni = {"qgemm_s8u4_1x16c8__avx512vnni", 1, kNr, kKr,
+                                                   QGemmPacking::kS8U4Blocks, 1, 1, qgemm_s8u4_1x16c8__avx512vnni,
+                                                   nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
+const QGemmKernel kQGemm_s8u4_1x16c8_pfl1__avx512vnni = {
+    "qgemm_s8u4_1x16c8_pfl1__avx512vnni", 1, kNr, kKr, QGemmPacking::kS8U4Blocks, 1, 1,
+    qgemm_s8u4_1x16c8_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
+const QGemmKernel kQGemm_s8u4_8x16c8__avx512vnni = {"qgemm_s8u4_8x16c8__avx512vnni", kMr, kNr, kKr,
+                                                   QGemmPacking::kS8U4Blocks, 2, UINT32_MAX,
+                                                   qgemm_s8u4_8x16c8__avx512vnni, nullptr, nullptr, 0, 0, 0,
+                                                   QGemmAInPlace::kNever};
+
+}  // namespace avx512vnni
+}  // namespace cpuml
