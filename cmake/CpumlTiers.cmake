@@ -50,6 +50,6 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
     SOURCES tier.cc qgemm_u8s8_32x32c64_amx.cc)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
   cpuml_add_tier(neon SOURCES tier.cc fill_neon.cc quantize_neon.cc qgemm_s8s8_2x8c16_neon.cc requantize_neon.cc)  # NEON is baseline
-  cpuml_add_tier(neon_dotprod FLAGS -march=armv8.2-a+dotprod SOURCES tier.cc qgemm_s8s8_8x8c4_neondot.cc)
+  cpuml_add_tier(neon_dotprod FLAGS -march=armv8.2-a+dotprod SOURCES tier.cc qgemm_s8u4_4x16c8_neondot.cc qgemm_s8s8_8x8c4_neondot.cc)
   cpuml_add_tier(neon_i8mm FLAGS -march=armv8.2-a+dotprod+i8mm SOURCES tier.cc qgemm_s8s8_8x8c8_neoni8mm.cc)
 endif()

@@ -1,0 +1,146 @@
+// qgemm_s8u4_1x16c8__neondot and qgemm_s8u4_4x16c8__neondot: 4-bit B in blocks (kS8U4Blocks,
+// kernels/kernels.h), one row (M = 1, LLM decode) or up to four, FEAT_DotProd.
+//
+// A group of a column is 4 bytes, so 16 bytes of the panel are 4 columns: masked, the low nibbles
+// are each column's first K quad, shifted, the high ones the second, both in [0, 15], which sdot
+// multiplies as s8 by A's quads straight into int32: every sum is the exact one, and the float
+// steps are the formula's, lane by lane, so the bits are every tier's.
+#include <arm_neon.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+#include "kernels/row_count.h"
+
+namespace cpuml {
+namespace neon_dotprod {
+namespace {
+
+constexpr size_t kMr = 4, kNr = 16, kKr = 8;
+constexpr size_t kGroupBytes = kNr * kKr / 2, kVectors = kNr / 4;
+// Groups whose column-sum bytes (two nibbles each, <= 30 a group) are added before sdot widens them.
+constexpr size_t kGroupsPerWiden = 4;
+
+// Row r's two quads of group g as the lanes of one int8x8 (sdot by element picks a lane).
+template <size_t kAStride>
+inline int8x8_t RowGroup(const int8_t* a, size_t g, size_t r) {
+  return vld1_s8(a + (g * kAStride + r) * kKr);
+}
+
+template <size_t kRows, size_t kAStride, bool kColumnSums>
+inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, int32x4_t (&dot)[kRows][kVectors],
+                      int32x4_t (&column_sum)[kVectors]) {
+  const uint8x16_t mask = vdupq_n_u8(0x0F);
+  const int8x16_t ones = vdupq_n_s8(1);
+  // One row streams B: the high nibbles' sdot go to accumulators of their own, so eight chains
+  // are in flight instead of four.
+  constexpr bool kSplit = kRows == 1;
+  int32x4_t high_dot[kVectors];
+  for (size_t v = 0; v < kVectors; ++v) {
+    high_dot[v] = column_sum[v] = vdupq_n_s32(0);
+    for (size_t r = 0; r < kRows; ++r) dot[r][v] = vdupq_n_s32(0);
+  }
+  uint8x16_t column_bytes[kVectors];
+  for (size_t v = 0; v < kVectors; ++v) column_bytes[v] = vdupq_n_u8(0);
+  for (size_t g = 0; g < groups; ++g) {
+    int8x8_t quads[kRows];
+    for (size_t r = 0; r < kRows; ++r) quads[r] = RowGroup<kAStride>(a, g, r);
+    for (size_t v = 0; v < kVectors; ++v) {
+      const uint8x16_t raw = vld1q_u8(b + g * kGroupBytes + 16 * v);
+      const uint8x16_t low = vandq_u8(raw, mask), high = vshrq_n_u8(raw, 4);
+      if (kColumnSums) column_bytes[v] = vaddq_u8(column_bytes[v], vaddq_u8(low, high));
+      for (size_t r = 0; r < kRows; ++r) {
+        dot[r][v] = vdotq_lane_s32(dot[r][v], vreinterpretq_s8_u8(low), quads[r], 0);
+        if (kSplit)
+          high_dot[v] = vdotq_lane_s32(high_dot[v], vreinterpretq_s8_u8(high), quads[r], 1);
+        else
+          dot[r][v] = vdotq_lane_s32(dot[r][v], vreinterpretq_s8_u8(high), quads[r], 1);
+      }
+    }
+    if (kColumnSums && ((g + 1) % kGroupsPerWiden == 0 || g + 1 == groups))
+      for (size_t v = 0; v < kVectors; ++v) {
+        column_sum[v] = vdotq_s32(column_sum[v], vreinterpretq_s8_u8(column_bytes[v]), ones);
+        column_bytes[v] = vdupq_n_u8(0);
+      }
+  }
+  if (kSplit)
+    for (size_t v = 0; v < kVectors; ++v) dot[0][v] = vaddq_s32(dot[0][v], high_dot[v]);
+}
+
+template <size_t kRows, size_t kAStride, bool kColumnSums>
+void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmTileParams* p) {
+  const QGemmBlocks& blocks = *p->blocks;
+  float32x4_t y[kRows][kVectors];
+  for (size_t r = 0; r < kRows; ++r)
+    for (size_t v = 0; v < kVectors; ++v) y[r][v] = vdupq_n_f32(-0.0f);  // -0 + p is p: the first y = p
+  for (size_t c = 0; c < blocks.count; ++c) {
+    const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
+    const uint8_t* b = b_panel + c * blocks.b_stride;
+    int32x4_t dot[kRows][kVectors], column_sum[kVectors];
+    BlockSums<kRows, kAStride, kColumnSums>(groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride), b,
+                                            dot, column_sum);
+    const uint8x16_t zero_bytes = vld1q_u8(b + groups * kGroupBytes);
+    const uint16x8_t zero_low = vmovl_u8(vget_low_u8(zero_bytes)), zero_high = vmovl_u8(vget_high_u8(zero_bytes));
+    const int32x4_t zero_point[kVectors] = {
+        vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(zero_low))), vreinterpretq_s32_u32(vmovl_u16(vget_high_u16(zero_low))),
+        vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(zero_high))), vreinterpretq_s32_u32(vmovl_u16(vget_high_u16(zero_high)))};
+    const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
+    const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
+    const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
+    const float* b_scale = blocks.b_scale + c * blocks.b_scale_stride;
+    for (size_t r = 0; r < kRows; ++r)
+      for (size_t v = 0; v < kVectors; ++v) {
+        // Integer multiply-adds wrap mod 2^32 like the formula's; the float steps stay separate
+        // (the library is built with -ffp-contract=off).
+        int32x4_t s = vmlaq_n_s32(dot[r][v], zero_point[v], row_b[r]);
+        if (kColumnSums) s = vmlaq_n_s32(s, column_sum[v], row_a[r]);
+        const float32x4_t scale = vmulq_f32(vdupq_n_f32(a_scale[r]), vld1q_f32(b_scale + 4 * v));
+        y[r][v] = vaddq_f32(y[r][v], vmulq_f32(vcvtq_f32_s32(s), scale));
+      }
+  }
+  for (size_t r = 0; r < kRows; ++r) {
+    // The bias array is padded to whole panels (the front end's QGemmQuantization).
+    if (p->bias)
+      for (size_t v = 0; v < kVectors; ++v) y[r][v] = vaddq_f32(y[r][v], vld1q_f32(p->bias + 4 * v));
+    float row[kNr];
+    for (size_t v = 0; v < kVectors; ++v) vst1q_f32(row + 4 * v, y[r][v]);
+    memcpy(static_cast<uint8_t*>(p->out) + r * p->out_row_stride, row, nr * sizeof(float));
+  }
+}
+
+// Column sums only where some row's A zero point is not 0 in the s8 domain (row_a is the same for
+// every block).
+template <size_t kRows, size_t kAStride>
+void TileRows(size_t nr, const void* a_packed, const void* b_packed, const QGemmTileParams* p) {
+  bool column_sums = false;
+  for (size_t r = 0; r < kRows; ++r) column_sums |= p->blocks->row_a[r] != 0;
+  const uint8_t* a = static_cast<const uint8_t*>(a_packed);
+  const uint8_t* b = static_cast<const uint8_t*>(b_packed);
+  if (column_sums)
+    Tile<kRows, kAStride, true>(nr, a, b, p);
+  else
+    Tile<kRows, kAStride, false>(nr, a, b, p);
+}
+
+}  // namespace
+
+static void qgemm_s8u4_1x16c8__neondot(size_t, size_t nr, size_t, const void* a, const void* b,
+                                       const QGemmTileParams* p) {
+  TileRows<1, 1>(nr, a, b, p);
+}
+
+static void qgemm_s8u4_4x16c8__neondot(size_t mr, size_t nr, size_t, const void* a, const void* b,
+                                       const QGemmTileParams* p) {
+  WithRowCount<kMr>(mr, [&](auto rows) { TileRows<decltype(rows)::value, kMr>(nr, a, b, p); });
+}
+
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+extern const QGemmKernel kQGemm_s8u4_1x16c8__neondot, kQGemm_s8u4_4x16c8__neondot;
+const QGemmKernel kQGemm_s8u4_1x16c8__neondot = {"qgemm_s8u4_1x16c8__neondot", 1, kNr, kKr, QGemmPacking::kS8U4Blocks,
+                                                1, 1, qgemm_s8u4_1x16c8__neondot, nullptr, nullptr, 0, 0, 0,
+                                                QGemmAInPlace::kNever};
+const QGemmKernel kQGemm_s8u4_4x16c8__neondot = {"qgemm_s8u4_4x16c8__neondot", kMr, kNr, kKr,
+                                                QGemmPacking::kS8U4Blocks, 2, UINT32_MAX, qgemm_s8u4_4x16c8__neondot,
+                                                nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
+
+}  // namespace neon_dotprod
+}  // namespace cpuml
