@@ -32,6 +32,14 @@ constexpr uint64_t kElementsPerTask = 64 * 1024;
 // Per-tensor ranges are reduced in at most this many task slots, on the stack.
 constexpr size_t kMaxRangeTasks = 256;
 
+// The block size b of {16, 32, 64, 128, 256} with ceil(k / b) = blocks, else 0 (at most one fits
+// a given count: the matmuls' blockwise scales follow the same rule, kMatMulBlockSizes).
+uint32_t BlockOf(uint64_t k, uint64_t blocks) {
+  for (uint32_t b : {16u, 32u, 64u, 128u, 256u})
+    if ((k + b - 1) / b == blocks) return b;
+  return 0;
+}
+
 // The scale and zero point of [lo, hi] (lo <= 0 <= hi), ONNX DynamicQuantizeLinear's rule,
 // each operation in float32.
 void Parameters(float lo, float hi, int32_t qmin, int32_t qmax, float* scale, int32_t* zero_point) {
@@ -49,11 +57,13 @@ class DynamicQuantizeLinear final : public cpuml_operator {
   DynamicQuantizeLinear(const Tensor* t, const TierChoice& tier) : kernels_(*tier.kernels->quantize), tier_name_(tier.name) {
     for (int i = 0; i < kMemberCount; ++i) t_[i] = t[i];
     per_row_ = t_[kScale].sizes[0] != 1 || t_[kScale].sizes[1] != 1 || t_[kScale].sizes[2] != 1;
+    symmetric_ = t_[kZeroPoint].type == 0;  // no zero point: INT8, symmetric, per row or per (row, block)
     const bool is_signed = t_[kOutput].type == CPUML_TENSOR_DATA_TYPE_INT8;
     qmin_ = is_signed ? -128 : 0;
     qmax_ = is_signed ? 127 : 255;
     rows_ = uint64_t{t_[kInput].sizes[0]} * t_[kInput].sizes[1] * t_[kInput].sizes[2];
     row_length_ = t_[kInput].sizes[3];
+    block_ = symmetric_ && t_[kScale].sizes[3] > 1 ? BlockOf(row_length_, t_[kScale].sizes[3]) : row_length_;
     pieces_ = (row_length_ + kElementsPerTask - 1) / kElementsPerTask;
   }
 
@@ -65,7 +75,10 @@ class DynamicQuantizeLinear final : public cpuml_operator {
   void Describe(char* buf, size_t size) const override {
     char kernel[64];
     snprintf(kernel, sizeof kernel, "quantize_%s_%s_%s__%s", ShortTypeName(t_[kInput].type),
-             ShortTypeName(t_[kOutput].type), per_row_ ? "per_row" : "per_tensor", tier_name_);
+             ShortTypeName(t_[kOutput].type),
+             symmetric_ ? (block_ < row_length_ ? "symmetric_per_block" : "symmetric_per_row")
+                        : per_row_ ? "per_row" : "per_tensor",
+             tier_name_);
     const NamedTensor tensors[] = {{"Input", &t_[kInput]}, {"Output", &t_[kOutput]}};
     DescribeOperator(buf, size, kOp, tensors, 2, tier_name_, kernel);
   }
@@ -73,12 +86,13 @@ class DynamicQuantizeLinear final : public cpuml_operator {
   cpuml_status Execute(const CPUML_BUFFER_BINDING* inputs, const CPUML_BUFFER_BINDING* outputs, uint8_t*,
                        pthreadpool_t pool) override {
     const CPUML_BUFFER_BINDING* bindings[kMemberCount] = {&inputs[0], &outputs[0], &outputs[1], &outputs[2]};
-    for (int i = 0; i < kMemberCount; ++i) {
+    const int members = symmetric_ ? kZeroPoint : kMemberCount;  // an absent zero point is bound empty
+    for (int i = 0; i < members; ++i) {
       char where[96];
       snprintf(where, sizeof where, "%s: %s", kOp, kMemberNames[i]);
       if (cpuml_status s = CheckBinding(*bindings[i], t_[i], where)) return s;
     }
-    for (int out = kOutput; out < kMemberCount; ++out)
+    for (int out = kOutput; out < members; ++out)
       for (int other = kInput; other < out; ++other)
         if (cpuml_status s = CheckNoOverlap(kOp, *bindings[out], t_[out], kMemberNames[out], *bindings[other], t_[other],
                                             kMemberNames[other]))
@@ -86,6 +100,12 @@ class DynamicQuantizeLinear final : public cpuml_operator {
     Job job{this, static_cast<const uint8_t*>(inputs[0].Data), static_cast<uint8_t*>(outputs[0].Data),
             static_cast<uint8_t*>(outputs[1].Data), static_cast<uint8_t*>(outputs[2].Data), 0.0f, 0, {}, {}, 0, 0};
     const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
+    if (symmetric_) {
+      pthreadpool_parallelize_1d(
+          pool, [](void* context, size_t row) { static_cast<const Job*>(context)->QuantizeSymmetricRow(row); }, &job,
+          static_cast<size_t>(rows_), 0);
+      return CPUML_STATUS_SUCCESS;
+    }
     if (per_row_) {
       pthreadpool_parallelize_1d(
           pool, [](void* context, size_t row) { static_cast<const Job*>(context)->QuantizeOwnRow(row); }, &job,
@@ -215,6 +235,21 @@ class DynamicQuantizeLinear final : public cpuml_operator {
       hi[task] = task_hi;
     }
 
+    // Symmetric INT8 (docs/semantics.md): per block of the row, scale = max|x| / 127 in float32 and
+    // q = roundHalfToEven(x / scale), which |x| <= max|x| keeps within [-127, 127]; an all-zero
+    // block has scale 0 and q 0 (0 / 0 is NaN, which quantizes to the zero point, 0).
+    void QuantizeSymmetricRow(size_t row) const {
+      const uint64_t length = op->row_length_, block = op->block_;
+      for (uint64_t begin = 0, index = 0; begin < length; begin += block, ++index) {
+        const uint64_t end = std::min(length, begin + block);
+        float lo = 0.0f, hi = 0.0f;
+        Range(row, begin, end, &lo, &hi);
+        const float s = std::max(-lo, hi) / 127.0f;
+        QuantizeSpan(row, begin, end, s, 0, nullptr);
+        memcpy(scale_out + Offset(kScale, row, index) * sizeof(float), &s, sizeof s);
+      }
+    }
+
     void QuantizeOwnRow(size_t row) const {
       float row_lo = 0.0f, row_hi = 0.0f, s;
       int32_t z;
@@ -228,7 +263,8 @@ class DynamicQuantizeLinear final : public cpuml_operator {
   const QuantizeKernels& kernels_;
   const char* const tier_name_;
   Tensor t_[kMemberCount];
-  bool per_row_ = false;
+  bool per_row_ = false, symmetric_ = false;
+  uint64_t block_ = 0;  // elements of a row per scale (symmetric per block), else the row's length
   int32_t qmin_ = 0, qmax_ = 255;
   uint64_t rows_ = 0, row_length_ = 0, pieces_ = 0;
 };
@@ -243,7 +279,11 @@ cpuml_status CreateDynamicQuantizeLinear(const void* desc, cpuml_operator** out)
   constexpr uint32_t kBytes = TypeBit(CPUML_TENSOR_DATA_TYPE_UINT8) | TypeBit(CPUML_TENSOR_DATA_TYPE_INT8);
   const uint32_t types[kMemberCount] = {kFloats, kBytes, TypeBit(CPUML_TENSOR_DATA_TYPE_FLOAT32), kBytes};
   Tensor t[kMemberCount];
+  // No OutputZeroPointTensor: symmetric INT8, the per (row, block) granularity of 4-bit matmuls'
+  // activations (ONNX Runtime's accuracy_level 4, llama.cpp's Q8_0).
+  const bool symmetric = descs[kZeroPoint] == nullptr;
   for (int i = 0; i < kMemberCount; ++i) {
+    if (i == kZeroPoint && symmetric) break;
     if (descs[i] == nullptr) return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: %s must not be NULL", kOp, kMemberNames[i]);
     char where[96];
     snprintf(where, sizeof where, "%s: %s", kOp, kMemberNames[i]);
@@ -259,6 +299,27 @@ cpuml_status CreateDynamicQuantizeLinear(const void* desc, cpuml_operator** out)
     if (output.sizes[dim] != input.sizes[dim])
       return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: OutputTensor sizes %s must equal InputTensor sizes %s", kOp,
                   FormatSizes(output, s1, sizeof s1), FormatSizes(input, s2, sizeof s2));
+  if (symmetric) {
+    if (output.type != CPUML_TENSOR_DATA_TYPE_INT8)
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: OutputTensor DataType %s must be INT8 without an OutputZeroPointTensor (symmetric quantization)",
+                  kOp, DataTypeName(output.type));
+    bool rows = true;
+    for (int dim = 0; dim < 3; ++dim) rows &= scale.sizes[dim] == input.sizes[dim];
+    const uint32_t k = input.sizes[3], blocks = scale.sizes[3];
+    if (!rows || (blocks != 1 && BlockOf(k, blocks) == 0))
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: OutputScaleTensor sizes %s must be InputTensor's %s with the last size 1 (per row) or "
+                  "ceil(%u / block) for a block of 16, 32, 64, 128 or 256 (per row and block) without an "
+                  "OutputZeroPointTensor",
+                  kOp, FormatSizes(scale, s1, sizeof s1), FormatSizes(input, s2, sizeof s2), k);
+    if (MayAlias(output) || MayAlias(scale))
+      return Fail(CPUML_STATUS_INVALID_ARGUMENT,
+                  "%s: %s Strides must not make two elements share an address (stride 0 or overlap)", kOp,
+                  MayAlias(output) ? "OutputTensor" : "OutputScaleTensor");
+    *out = new DynamicQuantizeLinear(t, QuantizeTier());
+    return CPUML_STATUS_SUCCESS;
+  }
   if (zero_point.type != output.type)
     return Fail(CPUML_STATUS_INVALID_ARGUMENT, "%s: OutputZeroPointTensor DataType %s must equal OutputTensor DataType %s",
                 kOp, DataTypeName(zero_point.type), DataTypeName(output.type));

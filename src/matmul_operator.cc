@@ -408,7 +408,11 @@ cpuml_status MatMulOperator::Decode(const QGemmPlan& plan, const uint8_t* const*
       const uint8_t* block_column = data[kAScale] + c * d_.t[kAScale].strides[3] * sizeof(float);
       if (cpuml_status s = ReadScales(block_column, kAScale, m, 2, padded_m, q->block_a_scale + c * padded_m)) return s;
     }
-    if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
+    // Blockwise B scales are read by block (below, or once at initialize), never as b_scale: their
+    // first row would be N reads a column apart, on the calling thread, before any task starts
+    // (1x4096x11008 on the 16-core device: a fifth of the call at 16 threads).
+    if (!d_.b_block)
+      if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
     // Blockwise B scales: block c's row of them (BlockwiseFloatTile reads these, not b_scale).
     for (size_t c = 0; c < ScratchScaleBlocks(); ++c) {
       const uint8_t* block_row = data[kBScale] + c * d_.t[kBScale].strides[2] * sizeof(float);
@@ -420,7 +424,7 @@ cpuml_status MatMulOperator::Decode(const QGemmPlan& plan, const uint8_t* const*
       q->bias = q->bias_memory;
     }
     // A per-tensor A scale: AScale * BScale[n] depends on the column alone.
-    if (d_.t[kAScale].sizes[2] == 1) {
+    if (d_.t[kAScale].sizes[2] == 1 && !d_.b_block) {
       q->multiplier = q->multiplier_memory;
       const float a_scale = q->a_scale[0];
       const float* __restrict b_scale = q->b_scale;

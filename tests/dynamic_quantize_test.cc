@@ -19,6 +19,8 @@ struct QuantizeCase {
   CPUML_TENSOR_DATA_TYPE in_type = kF32, out_type = kU8;
   bool per_row = false, strided = false;
   int threads = 1;
+  // Nonzero: symmetric INT8 without a zero point, this many scales per row (blocks of K).
+  uint32_t symmetric_blocks = 0;
 };
 
 // Runs the case through the library and the reference; returns false with a message on mismatch.
@@ -29,7 +31,10 @@ class DynamicQuantizeTest : public TierTest {
     std::vector<uint32_t> in_strides{q.sizes[1] * q.sizes[2] * q.sizes[3] * pad, q.sizes[2] * q.sizes[3] * pad,
                                      q.sizes[3] * pad, pad};
     TensorDesc input(q.in_type, q.sizes, in_strides), output(q.out_type, q.sizes, in_strides);
-    std::vector<uint32_t> p_sizes = q.per_row ? std::vector<uint32_t>{q.sizes[0], q.sizes[1], q.sizes[2], 1}
+    const bool symmetric = q.symmetric_blocks != 0;
+    const uint32_t columns = symmetric ? q.symmetric_blocks : 1;
+    const std::vector<uint32_t> p_sizes = q.per_row || symmetric
+                                              ? std::vector<uint32_t>{q.sizes[0], q.sizes[1], q.sizes[2], columns}
                                               : std::vector<uint32_t>{1, 1, 1, 1};
     TensorDesc scale(kF32, p_sizes), zero_point(q.out_type, p_sizes);
     GuardedBuffer in(input.MinimumBytes(), 0x5A), out(output.MinimumBytes(), 0xC3), s(scale.MinimumBytes(), 0xC3),
@@ -51,14 +56,17 @@ class DynamicQuantizeTest : public TierTest {
     cpuml::reference::DynamicQuantizeLinear({q.in_type, 4, q.sizes.data(), in_strides64.data(), in.data()},
                                             {q.out_type, 4, q.sizes.data(), in_strides64.data(), expected_out.data()},
                                             {kF32, 4, p_sizes.data(), p_strides.data(), expected_s.data()},
-                                            {q.out_type, 4, p_sizes.data(), z_strides.data(), expected_z.data()});
-    const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC desc{input.get(), output.get(), scale.get(), zero_point.get()};
+                                            {q.out_type, 4, p_sizes.data(), z_strides.data(),
+                                             symmetric ? nullptr : expected_z.data()});
+    const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC desc{input.get(), output.get(), scale.get(),
+                                                           symmetric ? nullptr : zero_point.get()};
     const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &desc};
     cpuml_operator* raw = nullptr;
     ASSERT_EQ(cpuml_create_operator(&op_desc, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
     OperatorPtr op(raw);
     const CPUML_BUFFER_BINDING inputs[] = {in.Binding()};
-    const CPUML_BUFFER_BINDING outputs[] = {out.Binding(), s.Binding(), z.Binding()};
+    const CPUML_BUFFER_BINDING outputs[] = {out.Binding(), s.Binding(),
+                                            symmetric ? CPUML_BUFFER_BINDING{nullptr, 0} : z.Binding()};
     pthreadpool_t pool = CreatePool(q.threads);
     const cpuml_status status = cpuml_execute_operator(op.get(), inputs, 1, outputs, 3, pool);
     DestroyPool(pool);
@@ -215,6 +223,63 @@ TEST_P(DynamicQuantizeTest, SweepAgainstReference) {
     }
 }
 
+// Symmetric INT8 per row and block, by hand: s = max|x| / 127 and q = x / s rounded half to even.
+// Row 0: max 127 (s = 1): 2.5 -> 2, 3.5 -> 4, -2.5 -> -2; its second block all zero (s = 0, q = 0).
+// Row 1: max 254 (s = 2): 5 -> 2, 7 -> 4, -254 -> -127; its second block: max 63.5 (s = 0.5),
+// 0.25 -> 0 (0.5, to even), NaN -> 0, 63.5 -> 127.
+TEST_P(DynamicQuantizeTest, SymmetricBlocksByHand) {
+  std::vector<float> x(64, 0.0f);
+  const float row0[] = {127, 2.5f, 3.5f, -2.5f}, row1[] = {254, 5, 7, -254};
+  for (int i = 0; i < 4; ++i) x[i] = row0[i], x[32 + i] = row1[i];
+  x[48] = 0.25f, x[49] = NAN, x[50] = 63.5f;
+  TensorDesc input(kF32, {2, 32}), output(kS8, {2, 32}), scale(kF32, {2, 2});
+  std::vector<int8_t> y(64, 99);
+  float s[4] = {-1, -1, -1, -1};
+  const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC desc{input.get(), output.get(), scale.get(), nullptr};
+  const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &desc};
+  cpuml_operator* raw = nullptr;
+  ASSERT_EQ(cpuml_create_operator(&op_desc, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+  OperatorPtr op(raw);
+  const CPUML_BUFFER_BINDING inputs[] = {{x.data(), x.size() * 4}};
+  const CPUML_BUFFER_BINDING outputs[] = {{y.data(), y.size()}, {s, sizeof s}, {nullptr, 0}};
+  ASSERT_EQ(cpuml_execute_operator(op.get(), inputs, 1, outputs, 3, nullptr), CPUML_STATUS_SUCCESS)
+      << cpuml_last_error_message();
+  EXPECT_EQ(s[0], 1.0f);
+  EXPECT_EQ(s[1], 0.0f);
+  EXPECT_EQ(s[2], 2.0f);
+  EXPECT_EQ(s[3], 0.5f);
+  const std::vector<int8_t> row0_q(y.begin(), y.begin() + 4), row1_q(y.begin() + 32, y.begin() + 36);
+  EXPECT_EQ(row0_q, (std::vector<int8_t>{127, 2, 4, -2}));
+  EXPECT_EQ(row1_q, (std::vector<int8_t>{127, 2, 4, -127}));
+  EXPECT_EQ(y[16], 0);
+  EXPECT_EQ(y[48], 0);
+  EXPECT_EQ(y[49], 0);
+  EXPECT_EQ(y[50], 127);
+}
+
+// Symmetric per row and block against the reference: every block size, partial last blocks,
+// FLOAT16, strides, threads.
+TEST_P(DynamicQuantizeTest, SymmetricBlocksSweep) {
+  std::mt19937 rng(13);
+  const uint32_t lengths[] = {1, 15, 16, 17, 33, 100, 129, 256, 300, 1000, 4097};
+  uint32_t index = 0;
+  for (uint32_t length : lengths)
+    for (uint32_t block : {0u, 16u, 32u, 64u, 128u, 256u}) {
+      QuantizeCase q;
+      q.sizes = std::vector<uint32_t>{1, 1u + index % 2, 1u + index % 3, length};
+      q.in_type = index % 3 == 0 ? kF16 : kF32;
+      q.out_type = kS8;
+      q.symmetric_blocks = block ? (length + block - 1) / block : 1;
+      if (block && q.symmetric_blocks < 2) continue;  // one block is the per-row case
+      q.strided = index % 4 == 0;
+      q.threads = 1 + index % 3;
+      SCOPED_TRACE(testing::Message() << "length " << length << " block " << block << " case " << index);
+      Check(q, Values(rng, index % 9));
+      ++index;
+      if (HasFailure()) return;
+    }
+}
+
 // Large inputs that split rows between tasks, per tensor, with threads.
 TEST_P(DynamicQuantizeTest, LargeRowsAcrossThreads) {
   std::mt19937 rng(12);
@@ -244,6 +309,19 @@ TEST(DynamicQuantizeValidation, RulesNameTheMember) {
   EXPECT_NE(error({in.get(), out.get(), s.get(), z_s8.get()}).find("OutputZeroPointTensor DataType"), std::string::npos);
   EXPECT_NE(error({in.get(), out.get(), s_row.get(), z.get()}).find("OutputZeroPointTensor sizes"), std::string::npos);
   EXPECT_NE(error({nullptr, out.get(), s.get(), z.get()}).find("InputTensor must not be NULL"), std::string::npos);
+  // Without a zero point: INT8 only, scales per row or per row and block.
+  TensorDesc out_s8(kS8, {4, 100}), in_long(kF32, {4, 100}), s_blocks(kF32, {4, 4}), s_blocks_wrong(kF32, {4, 3});
+  EXPECT_NE(error({in.get(), out.get(), s_row.get(), nullptr}).find("OutputTensor DataType UINT8 must be INT8 without"),
+            std::string::npos);
+  EXPECT_NE(error({in_long.get(), out_s8.get(), s_blocks_wrong.get(), nullptr})
+                .find("OutputScaleTensor sizes {1,1,4,3} must be InputTensor's {1,1,4,100} with the last size 1 (per "
+                      "row) or ceil(100 / block)"),
+            std::string::npos);
+  const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC blocks{in_long.get(), out_s8.get(), s_blocks.get(), nullptr};
+  const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &blocks};
+  cpuml_operator* raw = nullptr;
+  EXPECT_EQ(cpuml_create_operator(&op_desc, &raw), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+  cpuml_destroy_operator(raw);
 }
 
 }  // namespace

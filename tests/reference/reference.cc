@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <initializer_list>
+
 namespace cpuml {
 
 namespace reference {
@@ -236,6 +238,28 @@ void DynamicQuantizeLinear(const TensorView& input, const TensorView& out, const
     memcpy(static_cast<float*>(scale.data) + offset(scale, parameter_row, 0), &s, sizeof s);
     StoreBits(zero_point, offset(zero_point, parameter_row, 0), static_cast<uint64_t>(static_cast<uint32_t>(zp)));
   };
+  if (zero_point.data == nullptr) {
+    // Symmetric INT8: per row and block of `block` elements (the last one shorter), s = max|x| / 127.
+    const uint32_t blocks = scale.sizes[3], block = (length + blocks - 1) / blocks;
+    uint32_t b = block;
+    for (uint32_t size : {16u, 32u, 64u, 128u, 256u})
+      if (blocks > 1 && (length + size - 1) / size == blocks) b = size;
+    if (blocks == 1) b = length;
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint32_t c = 0; c < blocks; ++c) {
+        float amax = 0.0f;
+        for (uint32_t k = c * b; k < length && k < (c + 1) * b; ++k)
+          if (!isnan(value(r, k))) amax = fmaxf(amax, fabsf(value(r, k)));
+        const float s = amax / 127.0f;
+        for (uint32_t k = c * b; k < length && k < (c + 1) * b; ++k) {
+          const float q = value(r, k) / s;
+          const int32_t v = isnan(q) ? 0 : static_cast<int32_t>(nearbyintf(q));
+          StoreBits(out, offset(out, r, k), static_cast<uint64_t>(static_cast<uint32_t>(v)));
+        }
+        memcpy(static_cast<float*>(scale.data) + offset(scale, r, c), &s, sizeof s);
+      }
+    return;
+  }
   if (per_row) {
     for (uint64_t r = 0; r < rows; ++r) quantize(r, r + 1, r);
   } else {

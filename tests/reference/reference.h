@@ -47,7 +47,8 @@ void MatrixMultiplyInteger(const MatMulIntegerArgs& args);
 void MatrixMultiplyIntegerToFloat(const MatMulIntegerArgs& args);
 
 // DYNAMIC_QUANTIZE_LINEAR (docs/semantics.md): input FLOAT32 or FLOAT16, 4-D; scale and zero
-// point all-1 sizes (per tensor) or the input's with the last size 1 (per row).
+// point all-1 sizes (per tensor) or the input's with the last size 1 (per row). A zero point with
+// NULL data: symmetric INT8, scale per row and block ({..., blocks}: the blockwise rule's block).
 void DynamicQuantizeLinear(const TensorView& input, const TensorView& out, const TensorView& scale,
                            const TensorView& zero_point);
 
