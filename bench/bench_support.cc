@@ -91,8 +91,9 @@ bool ParseShapes(const std::string& list, std::vector<Shape>* shapes) {
 
 bool ParseTypes(const std::string& list, std::vector<std::string>* types) {
   for (const std::string& item : SplitList(list)) {
-    if (item != "u8s8" && item != "u8u8" && item != "s8s8" && item != "s8u8" && item != "u8s7" && item != "u8u4") {
-      fprintf(stderr, "cpuml_bench: types '%s' is not one of u8s8, u8u8, s8s8, s8u8, u8s7, u8u4\n", item.c_str());
+    if (item != "u8s8" && item != "u8u8" && item != "s8s8" && item != "s8u8" && item != "u8s7" && item != "u8u4" &&
+        item != "s8u4") {
+      fprintf(stderr, "cpuml_bench: types '%s' is not one of u8s8, u8u8, s8s8, s8u8, u8s7, u8u4, s8u4\n", item.c_str());
       return false;
     }
     types->push_back(item);
@@ -122,8 +123,9 @@ bool BenchOptions::Wants(const std::string& types_name) const {
 }
 
 bool ParseBenchOptions(int* argc, char** argv) {
-  std::string shapes, types, threads;
+  std::string shapes, types, threads, models;
   if (const char* env = getenv("CPUML_BENCH_SHAPES")) shapes = env;
+  if (const char* env = getenv("CPUML_BENCH_MODELS")) models = env;
   if (const char* env = getenv("CPUML_BENCH_TYPES")) types = env;
   if (const char* env = getenv("CPUML_BENCH_THREADS")) threads = env;
   int kept = 1;
@@ -132,7 +134,15 @@ bool ParseBenchOptions(int* argc, char** argv) {
     if (arg.rfind("--shapes=", 0) == 0) shapes = arg.substr(9);
     else if (arg.rfind("--types=", 0) == 0) types = arg.substr(8);
     else if (arg.rfind("--threads=", 0) == 0) threads = arg.substr(10);
+    else if (arg.rfind("--models=", 0) == 0) models = arg.substr(9);
     else argv[kept++] = argv[i];
+  }
+  for (const std::string& item : SplitList(models)) {
+    if (item != "llama3_8b" && item != "phi3_mini") {
+      fprintf(stderr, "cpuml_bench: model '%s' is not one of llama3_8b, phi3_mini\n", item.c_str());
+      return false;
+    }
+    g_options.models.push_back(item);
   }
   *argc = kept;
   if (!ParseShapes(shapes, &g_options.shapes) || !ParseTypes(types, &g_options.types) ||

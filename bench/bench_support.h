@@ -28,13 +28,18 @@ std::string ShapeName(const Shape& s);  // "MxKxN"
 //   --types=u8s8,s8s8                    CPUML_BENCH_TYPES    A and B types (default all four, and
 //                                                             u8s7: u8 A, s8 B in [-64, 63], the
 //                                                             reduce-range weights of engines;
-//                                                             asked for only: u8u4, 4-bit B in
-//                                                             blocks, the dynamic path's rows)
+//                                                             asked for only: u8u4 and s8u4,
+//                                                             4-bit B in blocks after u8 A per
+//                                                             tensor or symmetric s8 A per row
+//                                                             and block, the dynamic path's rows)
 //   --threads=1,16                       CPUML_BENCH_THREADS  thread counts (default 1,2)
+//   --models=llama3_8b,phi3_mini         CPUML_BENCH_MODELS   decoder-layer presets (default none)
 struct BenchOptions {
   std::vector<Shape> shapes;
   std::vector<std::string> types;
   std::vector<int> threads;
+  // Decoder-layer presets (--models=llama3_8b,phi3_mini): one layer's linear layers per iteration.
+  std::vector<std::string> models;
   bool Wants(const std::string& types_name) const;
 };
 // Takes the flags above out of argv (the rest goes to Google Benchmark); false with a message on

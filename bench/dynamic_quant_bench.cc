@@ -12,11 +12,19 @@
 //   dqmatmul/cpuml/u8u4/<shape>/block:<32|128>/threads:N
 //                                             the same with 4-bit B (UINT4, zero point 8) in
 //                                             ONNX Runtime MatMulNBits' layouts, scales per block
+//   dqmatmul/cpuml/s8u4/<shape>/block:<32|128>/threads:N
+//                                             the same with A symmetric INT8 per row and block
+//                                             (MatMulNBits at accuracy_level 4)
+//   model/cpuml/<preset>/<int8|int4/block:B>/M:<1|128>/threads:N
+//                                             one decoder layer's linear layers (--models=):
+//                                             the time per token (M = 1) or prefill chunk
 // Types: u8s8 and s8s8 (A's quantized type, s8 B), and u8u4 when asked for, as --types= selects.
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_support.h"
@@ -34,10 +42,13 @@ CPUML_TENSOR_DESC Tensor(CPUML_BUFFER_TENSOR_DESC* buffer) { return {CPUML_TENSO
 
 // One linear layer, dynamically quantized: float activations in, float out. `b_block` nonzero:
 // B is 4-bit (UINT4, zero point 8) with scales per block of that many K rows, stored as ONNX
-// Runtime's MatMulNBits stores it (N x K, each column padded to whole blocks).
+// Runtime's MatMulNBits stores it (N x K, each column padded to whole blocks). `symmetric` (with
+// b_block): A quantized to INT8 per row and block with no zero point, the scales bound as AScale
+// {1,1,M,blocks}: what MatMulNBits computes at accuracy_level 4.
 class DynamicLinear {
  public:
-  DynamicLinear(Shape s, bool a_signed, uint32_t b_block = 0, uint32_t seed = 5) : s_(s), a_signed_(a_signed) {
+  DynamicLinear(Shape s, bool a_signed, uint32_t b_block = 0, uint32_t seed = 5, bool symmetric = false)
+      : s_(s), a_signed_(a_signed || symmetric), symmetric_(symmetric && b_block) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     x_.resize(size_t{s.m} * s.k);
@@ -54,7 +65,11 @@ class DynamicLinear {
     bias_.resize(s.n);
     for (uint32_t j = 0; j < s.n; ++j) bias_[j] = normal(rng);
     y_.resize(size_t{s.m} * s.n);
-    const auto a_type = a_signed ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8;
+    const auto a_type = a_signed_ ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8;
+    a_scales_.resize(symmetric_ ? size_t{s.m} * blocks : 1);
+    a_scale_sizes_ = {1, 1, symmetric_ ? s.m : 1, symmetric_ ? blocks : 1};
+    a_scale_desc_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, a_scale_sizes_.data(), nullptr,
+                     a_scales_.size() * 4, 0};
     const uint64_t mk = uint64_t{s.m} * s.k, kn = uint64_t{s.k} * s.n;
     a_sizes_ = {1, 1, s.m, s.k};
     b_sizes_ = {1, 1, s.k, s.n};
@@ -78,15 +93,19 @@ class DynamicLinear {
             uint64_t{s.n} * 4, 0};
     y_desc_ = {CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, o_sizes_.data(), nullptr,
                uint64_t{s.m} * s.n * 4, 0};
-    const CPUML_TENSOR_DESC x = Tensor(&x_desc_), qa = Tensor(&qa_desc_), f = Tensor(&one_f_), za = Tensor(&one_a_),
+    const CPUML_TENSOR_DESC x = Tensor(&x_desc_), qa = Tensor(&qa_desc_), za = Tensor(&one_a_),
                             b = Tensor(&b_desc_), n = Tensor(&n_f_), y = Tensor(&y_desc_),
                             block_scale = Tensor(&block_scale_), block_zero = Tensor(&block_zero_);
-    const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC quantize{&x, &qa, &f, &za};
+    const CPUML_TENSOR_DESC a_scale = Tensor(&a_scale_desc_);
+    const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC quantize{&x, &qa, &a_scale, symmetric_ ? nullptr : &za};
     const CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC matmul{
-        &qa, &f, &za, &b, b_block ? &block_scale : &n, b_block ? &block_zero : nullptr, &n, &y};
+        &qa, &a_scale, symmetric_ ? nullptr : &za, &b, b_block ? &block_scale : &n, b_block ? &block_zero : nullptr,
+        &n, &y};
     const CPUML_OPERATOR_DESC q_desc{CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &quantize},
         m_desc{CPUML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT, &matmul};
-    inputs_ = {{qa_.data(), qa_desc_.TotalTensorSizeInBytes}, {&a_scale_, 4}, {a_zero_point_, 4},
+    inputs_ = {{qa_.data(), qa_desc_.TotalTensorSizeInBytes},
+               {a_scales_.data(), a_scale_desc_.TotalTensorSizeInBytes},
+               {symmetric_ ? nullptr : a_zero_point_, symmetric_ ? 0u : 4u},
                {b_.data(), b_desc_.TotalTensorSizeInBytes},   {b_scale_.data(), b_scale_.size() * 4},
                {b_block ? b_zero_point_.data() : nullptr, b_block ? b_zero_point_.size() : 0},
                {bias_.data(), uint64_t{s.n} * 4}};
@@ -106,7 +125,9 @@ class DynamicLinear {
 
   cpuml_status Quantize(pthreadpool_t pool) {
     const CPUML_BUFFER_BINDING in{x_.data(), x_desc_.TotalTensorSizeInBytes};
-    const CPUML_BUFFER_BINDING out[] = {{qa_.data(), qa_desc_.TotalTensorSizeInBytes}, {&a_scale_, 4}, {a_zero_point_, 4}};
+    const CPUML_BUFFER_BINDING out[] = {{qa_.data(), qa_desc_.TotalTensorSizeInBytes},
+                                        {a_scales_.data(), a_scale_desc_.TotalTensorSizeInBytes},
+                                        {symmetric_ ? nullptr : a_zero_point_, symmetric_ ? 0u : 4u}};
     return cpuml_execute_operator(quantize_, &in, 1, out, 3, pool);
   }
   cpuml_status Multiply(pthreadpool_t pool) {
@@ -116,7 +137,7 @@ class DynamicLinear {
 
  private:
   Shape s_;
-  bool a_signed_;
+  bool a_signed_, symmetric_;
   std::vector<float, CacheLineAllocator<float>> x_;
   std::vector<uint8_t, CacheLineAllocator<uint8_t>> qa_;
   std::vector<uint8_t> b_, b_zero_point_;
@@ -124,18 +145,19 @@ class DynamicLinear {
   // 64-byte aligned as an engine's arena would give it: a large std::vector starts 16 bytes past a
   // page, and then half of AVX2's 32-byte float stores straddle two cache lines.
   std::vector<float, CacheLineAllocator<float>> y_;
-  float a_scale_ = 0.0f;
+  std::vector<float> a_scales_;  // one, or per row and block (symmetric)
   uint8_t a_zero_point_[4] = {};
-  std::vector<uint32_t> a_sizes_, b_sizes_, b_strides_, o_sizes_, n_sizes_, one_{1, 1, 1, 1}, block_sizes_,
+  std::vector<uint32_t> a_scale_sizes_, a_sizes_, b_sizes_, b_strides_, o_sizes_, n_sizes_, one_{1, 1, 1, 1}, block_sizes_,
       block_scale_strides_, block_zero_strides_;
-  CPUML_BUFFER_TENSOR_DESC x_desc_, qa_desc_, one_f_, one_a_, b_desc_, n_f_, y_desc_, block_scale_, block_zero_;
+  CPUML_BUFFER_TENSOR_DESC a_scale_desc_, x_desc_, qa_desc_, one_f_, one_a_, b_desc_, n_f_, y_desc_, block_scale_, block_zero_;
   std::vector<CPUML_BUFFER_BINDING> inputs_;
   cpuml_operator *quantize_ = nullptr, *matmul_ = nullptr;
   bool ok_ = false;
 };
 
-void BM_DynamicLinear(benchmark::State& state, Shape s, bool a_signed, bool quantize, int threads, uint32_t b_block) {
-  DynamicLinear layer(s, a_signed, b_block);
+void BM_DynamicLinear(benchmark::State& state, Shape s, bool a_signed, bool quantize, int threads, uint32_t b_block,
+                      bool symmetric) {
+  DynamicLinear layer(s, a_signed, b_block, 5, symmetric);
   if (!layer.ok()) return state.SkipWithError("cpuml setup failed");
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   for (auto _ : state) {
@@ -181,6 +203,43 @@ void BM_Quantize(benchmark::State& state, uint64_t bytes, bool per_row, int thre
   state.counters["GB/s"] = benchmark::Counter(static_cast<double>(x.size() * 4) * 1e-9 * static_cast<double>(state.iterations()),
                                               benchmark::Counter::kIsRate);
   state.SetLabel(std::string("input read ") + (per_row ? "once" : "twice") + ", " + cpuml_isa_name(cpuml_get_isa()));
+}
+
+// One decoder layer's linear layers (K x N), each with its own activations, as engines run them.
+struct ModelPreset {
+  const char* name;
+  std::vector<std::pair<uint32_t, uint32_t>> layers;
+};
+const ModelPreset kModelPresets[] = {
+    // q, k, v, o, gate, up, down (grouped-query attention: k and v are 1024 wide)
+    {"llama3_8b", {{4096, 4096}, {4096, 1024}, {4096, 1024}, {4096, 4096}, {4096, 14336}, {4096, 14336}, {14336, 4096}}},
+    // qkv, o, gate_up, down
+    {"phi3_mini", {{3072, 9216}, {3072, 3072}, {3072, 16384}, {8192, 3072}}},
+};
+
+// A preset's layers at M rows: quantize then multiply each (int8 B: A per tensor, as
+// DynamicQuantizeMatMul; 4-bit B: A symmetric per row and block, as MatMulNBits at accuracy_level
+// 4). Reports the time per call (a token for M = 1, a prefill chunk otherwise) and GOPS.
+void BM_Model(benchmark::State& state, const ModelPreset* preset, uint32_t m, uint32_t b_block, int threads) {
+  std::vector<std::unique_ptr<DynamicLinear>> layers;
+  uint64_t macs = 0;
+  for (size_t i = 0; i < preset->layers.size(); ++i) {
+    const Shape s{m, preset->layers[i].first, preset->layers[i].second};
+    layers.emplace_back(new DynamicLinear(s, false, b_block, static_cast<uint32_t>(7 + i), b_block != 0));
+    if (!layers.back()->ok()) return state.SkipWithError("cpuml setup failed");
+    macs += uint64_t{s.m} * s.k * s.n;
+  }
+  pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
+  for (auto _ : state) {
+    for (auto& layer : layers)
+      if (layer->Quantize(pool) != CPUML_STATUS_SUCCESS || layer->Multiply(pool) != CPUML_STATUS_SUCCESS)
+        state.SkipWithError(cpuml_last_error_message());
+    benchmark::ClobberMemory();
+  }
+  if (pool) pthreadpool_destroy(pool);
+  state.counters["GOPS"] = benchmark::Counter(2.0 * static_cast<double>(macs) * 1e-9 * static_cast<double>(state.iterations()),
+                                              benchmark::Counter::kIsRate);
+  state.SetLabel(std::string("a layer's linear layers, exact, ") + cpuml_isa_name(cpuml_get_isa()));
 }
 
 #if CPUML_BENCH_HAVE_ONEDNN
@@ -231,23 +290,39 @@ void RegisterDynamicQuantBenchmarks() {
         const std::string types = a_signed ? "s8s8" : "u8s8";
         if (!options.Wants(types)) continue;
         const std::string suffix = "/" + types + "/" + ShapeName(s) + "/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(("dqmatmul/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, true, threads, 0u)
+        benchmark::RegisterBenchmark(("dqmatmul/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, true, threads, 0u, false)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
-        benchmark::RegisterBenchmark(("i2f/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, false, threads, 0u)
+        benchmark::RegisterBenchmark(("i2f/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, false, threads, 0u, false)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #if CPUML_BENCH_HAVE_ONEDNN
         benchmark::RegisterBenchmark(("i2f/onednn" + suffix).c_str(), BM_OneDnnIntegerToFloat, s, a_signed, threads)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #endif
       }
-  if (options.Wants("u8u4"))
+  for (bool symmetric : {false, true}) {
+    const std::string types = symmetric ? "s8u4" : "u8u4";
+    if (!options.Wants(types)) continue;
     for (const Shape& s : options.shapes)
       for (int threads : options.threads)
         for (uint32_t block : {32u, 128u})
-          benchmark::RegisterBenchmark(("dqmatmul/cpuml/u8u4/" + ShapeName(s) + "/block:" + std::to_string(block) +
-                                        "/threads:" + std::to_string(threads)).c_str(),
-                                       BM_DynamicLinear, s, false, true, threads, block)
+          benchmark::RegisterBenchmark(("dqmatmul/cpuml/" + types + "/" + ShapeName(s) + "/block:" +
+                                        std::to_string(block) + "/threads:" + std::to_string(threads)).c_str(),
+                                       BM_DynamicLinear, s, false, true, threads, block, symmetric)
               ->Unit(benchmark::kMicrosecond)->UseRealTime();
+  }
+  for (const std::string& name : options.models)
+    for (const ModelPreset& preset : kModelPresets) {
+      if (name != preset.name) continue;
+      for (uint32_t m : {1u, 128u})
+        for (int threads : options.threads)
+          for (uint32_t block : {0u, 32u, 128u}) {
+            const std::string weights = block ? "int4/block:" + std::to_string(block) : std::string("int8");
+            benchmark::RegisterBenchmark(("model/cpuml/" + name + "/" + weights + "/M:" + std::to_string(m) +
+                                          "/threads:" + std::to_string(threads)).c_str(),
+                                         BM_Model, &preset, m, block, threads)
+                ->Unit(benchmark::kMicrosecond)->UseRealTime();
+          }
+    }
   for (int threads : options.threads) {
     // The probe DYNAMIC_QUANTIZE_LINEAR's GB/s is held against: the same 64 MiB read once.
     benchmark::RegisterBenchmark(("read_bandwidth/64MiB/threads:" + std::to_string(threads)).c_str(), BM_ReadBandwidth,

@@ -6,17 +6,25 @@
 //   onnxruntime_i2f/u8s8/MxKxN/threads:T       GOPS=<median>   com.microsoft MatMulIntegerToFloat
 //   onnxruntime/u8s8/MxKxN/threads:T           GOPS=<median>   QLinearMatMul
 //   onnxruntime_nbits/u8u4/MxKxN/block:B/threads:T  GOPS=<median>   com.microsoft MatMulNBits
+//   onnxruntime_nbits_model/<preset>/block:B/M:M/threads:T  us=<median>  GOPS=<median>
+//                                              MatMulNBits, every linear layer of one decoder layer
 //   onnxruntime_call_overhead/threads:T        us=<median>     an Identity of 4 floats, per run()
 //   onnxruntime_exactness/u8s8  exact|INEXACT                  MatMulInteger on adversarial data
 // Float A, s8 B with per-column scales and a bias, as bench/device_dynamic_peers.py builds them.
 // MatMulNBits: float A, B in 4 bits with a float scale per block of B = 32 and 128 along K and the
 // default zero point 8, no bias; accuracy_level 4 so that A is quantized to int8 and the int8 dot
 // product kernels run, the CPU path of 4-bit language models.
+// nbits_model: one model holding a MatMulNBits per linear layer of one decoder layer of a preset
+// (llama3_8b, phi3_mini), each with its own A and Y, all in one run(), for M = 1 (a decoded token)
+// and 128 (a prefill chunk): the per-node costs a single-shape row hides, at a weight footprint
+// (57 and 109 MB at 4 bits) that no cache holds, so B streams from memory as it does in a model;
+// us is the median run(), GOPS counts 2 * M * sum(K * N).
 // No onnx package is needed: the models are written here as protobuf bytes.
 // Usage: node bench/ort_node_peers.mjs [threads ...]   (default 1 and every CPU);
 // CPUML_BENCH_SHAPES narrows the shapes; ORT_NODE_MODULES names the node_modules folder that
 // holds onnxruntime-node (default: build/ort-node/node_modules); CPUML_ORT_FAMILIES, a comma list
-// of dqmatmul, i2f, qlinear and nbits, narrows the GOPS rows (default: all of them).
+// of dqmatmul, i2f, qlinear, nbits and nbits_model, narrows the GOPS rows (default: all of them);
+// CPUML_MODEL_M, a comma list, replaces nbits_model's M (default 1,128).
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -83,16 +91,35 @@ function integers(count, Type, low) {
   return out;
 }
 
+// One MatMulNBits layer; suffix keeps the tensor names of several layers in one graph apart.
+// B as MatMulNBits reads it: [N][K blocks][block / 2], low nibble first.
+function nbitsLayer(m, k, n, block, suffix = "") {
+  const blocks = Math.ceil(k / block);
+  const [a, b, scales, y] = ["A", "B", "scales", "Y"].map((name) => name + suffix);
+  return {
+    node: node("MatMulNBits", [a, b, scales], [y], "com.microsoft",
+               { K: k, N: n, bits: 4, block_size: block, accuracy_level: 4 }),
+    initializers: [tensor(b, UINT8, [n, blocks, block / 2], integers(n * blocks * block / 2, Uint8Array, 0)),
+                   tensor(scales, FLOAT, [n * blocks],
+                          Float32Array.from({ length: n * blocks }, (_, i) => 0.001 + 0.0001 * (i % 17)))],
+    input: valueInfo(a, FLOAT, [m, k]),
+    output: valueInfo(y, FLOAT, [m, n]),
+  };
+}
+function layersModel(layers) {
+  return model(layers.map((l) => l.node), layers.flatMap((l) => l.initializers),
+               layers.map((l) => l.input), layers.map((l) => l.output));
+}
+
+// The linear layers of one decoder layer, [name, K, N]: the weights a 4-bit model streams per token.
+const presets = {
+  llama3_8b: [["q", 4096, 4096], ["k", 4096, 1024], ["v", 4096, 1024], ["o", 4096, 4096],
+              ["gate", 4096, 14336], ["up", 4096, 14336], ["down", 14336, 4096]],
+  phi3_mini: [["qkv", 3072, 9216], ["o", 3072, 3072], ["gate_up", 3072, 16384], ["down", 8192, 3072]],
+};
+
 function buildModel(kind, m, k, n, block) {
-  if (kind === "nbits") {  // B as MatMulNBits reads it: [N][K blocks][block / 2], low nibble first
-    const blocks = Math.ceil(k / block);
-    return model([node("MatMulNBits", ["A", "B", "scales"], ["Y"], "com.microsoft",
-                       { K: k, N: n, bits: 4, block_size: block, accuracy_level: 4 })],
-                 [tensor("B", UINT8, [n, blocks, block / 2], integers(n * blocks * block / 2, Uint8Array, 0)),
-                  tensor("scales", FLOAT, [n * blocks],
-                         Float32Array.from({ length: n * blocks }, (_, i) => 0.001 + 0.0001 * (i % 17)))],
-                 [valueInfo("A", FLOAT, [m, k])], [valueInfo("Y", FLOAT, [m, n])]);
-  }
+  if (kind === "nbits") return layersModel([nbitsLayer(m, k, n, block)]);
   const bScale = Float32Array.from({ length: n }, (_, j) => 0.001 + 0.0001 * (j % 17));
   const b = tensor("B", INT8, [k, n], integers(k * n, Int8Array, -128));
   const as = tensor("as", FLOAT, [], Float32Array.of(0.02)), az = tensor("az", UINT8, [], Uint8Array.of(131));
@@ -140,9 +167,12 @@ const shapes = (process.env.CPUML_BENCH_SHAPES ||
                    .split(",").map((s) => s.split("x").map(Number));
 const cases = [["dqmatmul", "onnxruntime_dqmatmul/u8s8"], ["i2f", "onnxruntime_i2f/u8s8"], ["qlinear", "onnxruntime/u8s8"],
                ["nbits", "onnxruntime_nbits/u8u4", 32], ["nbits", "onnxruntime_nbits/u8u4", 128]];
-const families = (process.env.CPUML_ORT_FAMILIES || "dqmatmul,i2f,qlinear,nbits").split(",");
+const families = (process.env.CPUML_ORT_FAMILIES || "dqmatmul,i2f,qlinear,nbits,nbits_model").split(",");
 for (const family of families)  // a misspelt family would otherwise leave its rows silently out
-  if (!cases.some(([kind]) => kind === family)) throw new Error(`CPUML_ORT_FAMILIES: no family ${family}`);
+  if (family !== "nbits_model" && !cases.some(([kind]) => kind === family))
+    throw new Error(`CPUML_ORT_FAMILIES: no family ${family}`);
+const modelMs = (process.env.CPUML_MODEL_M || "1,128").split(",").map(Number);
+if (!modelMs.every((m) => Number.isInteger(m) && m > 0)) throw new Error("CPUML_MODEL_M: a comma list of positive M");
 
 // Exactness, as cpuml_bench labels oneDNN and XNNPACK: MatMulInteger (int32 out, no scales to
 // hide an error) on adversarial u8 x s8 data, A = 255 and B = -128 everywhere, whose pair sums
@@ -180,6 +210,22 @@ for (const threads of threadsList) {
       console.log(`${name}/${m}x${k}x${n}${block ? `/block:${block}` : ""}/threads:${threads}  ` +
                   `GOPS=${(2 * m * n * k / seconds / 1e9).toFixed(1)}`);
       await runner.release();
+    }
+  }
+  if (!families.includes("nbits_model")) continue;
+  for (const [preset, linears] of Object.entries(presets)) {
+    const macsPerRow = linears.reduce((sum, [, k, n]) => sum + k * n, 0);
+    for (const block of [32, 128]) {
+      for (const m of modelMs) {
+        const runner = await openModel(
+            layersModel(linears.map(([layer, k, n]) => nbitsLayer(m, k, n, block, `_${layer}`))), threads);
+        const feeds = Object.fromEntries(linears.map(([layer, k]) =>
+            [`A_${layer}`, new ort.Tensor("float32", normal(m * k), [m, k])]));
+        const seconds = await medianSeconds(() => runner.run(feeds));
+        console.log(`onnxruntime_nbits_model/${preset}/block:${block}/M:${m}/threads:${threads}  ` +
+                    `us=${(seconds * 1e6).toFixed(1)}  GOPS=${(2 * m * macsPerRow / seconds / 1e9).toFixed(1)}`);
+        await runner.release();
+      }
     }
   }
 }

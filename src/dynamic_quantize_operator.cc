@@ -244,7 +244,8 @@ class DynamicQuantizeLinear final : public cpuml_operator {
         const uint64_t end = std::min(length, begin + block);
         float lo = 0.0f, hi = 0.0f;
         Range(row, begin, end, &lo, &hi);
-        const float s = std::max(-lo, hi) / 127.0f;
+        // hi first: with lo = +0, -lo is -0, and an all-zero block's scale is +0.
+        const float s = std::max(hi, -lo) / 127.0f;
         QuantizeSpan(row, begin, end, s, 0, nullptr);
         memcpy(scale_out + Offset(kScale, row, index) * sizeof(float), &s, sizeof s);
       }

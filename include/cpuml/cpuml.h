@@ -267,7 +267,7 @@ typedef struct CPUML_MATRIX_MULTIPLY_INTEGER_OPERATOR_DESC {
  *  Shapes as MATRIX_MULTIPLY_INTEGER. Scales are FLOAT32 and finite (checked at execute, or at
  *  initialize when owned); Bias is FLOAT32 and finite.
  *
- *  4-bit weights (since 0.3): B may be UINT4 or INT4, OWNED_BY_CPUML (unpacked at initialize), with
+ *  4-bit weights (since 0.3): B may be UINT4 or INT4, OWNED_BY_CPUML (repacked at initialize), with
  *  BScale {1,1,1,1}, {1,1,1,N} or per block of K rows and column {1,1,ceil(K/block),N} for a block
  *  of 16, 32, 64, 128 or 256 (the last block may be shorter), and an optional BZeroPoint of B's
  *  type with BScale's sizes, also owned. With blocks, each block's exact sum is scaled and the
@@ -314,12 +314,21 @@ typedef struct CPUML_MATRIX_MULTIPLY_INTEGER_TO_FLOAT_OPERATOR_DESC {
  *  and OutputZeroPointTensor have the same sizes: all 1 (per tensor) or the input's with the last
  *  one 1 (per row, e.g. {1,1,M,1} for the AScaleTensor of MATRIX_MULTIPLY_INTEGER_TO_FLOAT).
  *  The input binds as input 0; the outputs bind in member order: Output, OutputScale,
- *  OutputZeroPoint (output_count 3). */
+ *  OutputZeroPoint (output_count 3).
+ *
+ *  Symmetric (since 0.3): with OutputZeroPointTensor NULL (its output bound empty) the output is
+ *  INT8 and OutputScaleTensor is the input's sizes with the last one 1 (per row) or
+ *  ceil(K / block) for a block of 16, 32, 64, 128 or 256 (per row and block, the last block
+ *  shorter), the AScaleTensor {1,1,M,blocks} of a 4-bit MATRIX_MULTIPLY_INTEGER_TO_FLOAT:
+ *
+ *    Scale = max |x| / 127 over the block (NaN left out), Output = clamp(roundHalfToEven(x / Scale), -128, 127)
+ *
+ *  with NaN x -> 0 (an all-zero block has Scale 0 and Output 0). */
 typedef struct CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC {
   const CPUML_TENSOR_DESC* InputTensor;           /**< FLOAT32 or FLOAT16. */
   const CPUML_TENSOR_DESC* OutputTensor;          /**< UINT8 or INT8, InputTensor's sizes. */
   const CPUML_TENSOR_DESC* OutputScaleTensor;     /**< FLOAT32: per tensor or per row, as above. */
-  const CPUML_TENSOR_DESC* OutputZeroPointTensor; /**< OutputTensor's type, OutputScaleTensor's sizes. */
+  const CPUML_TENSOR_DESC* OutputZeroPointTensor; /**< OutputTensor's type, OutputScaleTensor's sizes; NULL: symmetric INT8. */
 } CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC;
 
 /** An operator of any type. */

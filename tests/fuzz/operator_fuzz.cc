@@ -290,7 +290,7 @@ class Binding {
   // A mapping may span terabytes: its first and last GiB are checked, where a wrapped or
   // unchecked offset lands first.
   bool Unchanged(const std::vector<uint8_t>& snapshot) const {
-    if (!data_) return true;
+    if (!data_ || bytes_ == 0) return true;
     if (!mapped_) return memcmp(snapshot.data(), data_, bytes_) == 0;
     const uint64_t window = uint64_t{1} << 30;
     if (bytes_ <= 2 * window) return Untouched(0, bytes_);
@@ -825,10 +825,11 @@ void FuzzMatMulInteger(Input& in, bool to_float) {
 }
 
 // DYNAMIC_QUANTIZE_LINEAR. Bytes: the input's type (FLOAT32 or FLOAT16) and the output's; which
-// member is NULL (0xFC + i: member i); how shapes are made (bit 7 clear: Output the input's
-// sizes, OutputScale and OutputZeroPoint per row with bit 0, else per tensor, of rank 1 with bit
-// 1; set: every size from the fuzzer); the tensors; the input's float mode; the data; the
-// bindings; aliasing; the pool; the scratch and initialize mode.
+// member is NULL (0xFC + i: member i; a NULL OutputZeroPoint asks for symmetric INT8); how shapes
+// are made (bit 7 clear: Output the input's sizes, OutputScale and OutputZeroPoint per row with
+// bit 0, else per tensor, of rank 1 with bit 1, and with bit 2 per row and block, the block
+// 16 << (bits 3-5 mod 5); set: every size from the fuzzer); the tensors; the input's float mode;
+// the data; the bindings; aliasing; the pool; the scratch and initialize mode.
 void FuzzDynamicQuantize(Input& in) {
   enum { kInput, kOutput, kScale, kZeroPoint, kCount };
   const int32_t in_type = in.Byte() & 1 ? CPUML_TENSOR_DATA_TYPE_FLOAT16 : CPUML_TENSOR_DATA_TYPE_FLOAT32;
@@ -855,31 +856,57 @@ void FuzzDynamicQuantize(Input& in) {
     if (i == kOutput || (shapes & 1)) memcpy(s, in4, sizeof s);
     if (i != kOutput && (shapes & 1)) s[3] = 1;
     if (i != kOutput && !(shapes & 1) && (shapes & 2)) r = 1;
+    if (i != kOutput && (shapes & 4)) {
+      memcpy(s, in4, sizeof s);
+      const uint32_t block = 16u << ((shapes >> 3 & 7) % 5);
+      s[3] = (in4[3] + block - 1) / block;
+      r = rank;
+    }
     ReadDerived(t[i], in, types[i], 1, 4, s, r);
   }
   for (int i = 0; i < kCount; ++i) descs[i] = absent == 0xFC + i ? nullptr : &t[i].desc;
+  const bool symmetric = descs[kZeroPoint] == nullptr;
   const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC desc{descs[kInput], descs[kOutput], descs[kScale], descs[kZeroPoint]};
   OperatorPtr op = Create({CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &desc});
   if (!op) return;
   // Accepted: the documented rules hold, checked independently of the library.
   uint32_t sizes4[kCount][4];
   uint64_t strides4[kCount][4];
-  for (int i = 0; i < kCount; ++i) {
+  const int members = symmetric ? kZeroPoint : kCount;
+  for (int i = 0; i < members; ++i) {
     FUZZ_CHECK(descs[i] && t[i].sane && !IsOwned(t[i]));
     FUZZ_CHECK(t[i].buffer.DimensionCount >= 1 && t[i].buffer.DimensionCount <= 4);
     PadTo4(t[i], sizes4[i], strides4[i]);
   }
+  if (symmetric) {
+    // Symmetric INT8: scales per row, or per row and block (one of the block sizes).
+    FUZZ_CHECK(TypeOf(t[kOutput]) == CPUML_TENSOR_DATA_TYPE_INT8 && TypeOf(t[kScale]) == CPUML_TENSOR_DATA_TYPE_FLOAT32);
+    bool blocks_fit = sizes4[kScale][3] == 1;
+    for (uint32_t block : {16u, 32u, 64u, 128u, 256u})
+      blocks_fit |= (uint64_t{sizes4[kInput][3]} + block - 1) / block == sizes4[kScale][3];
+    FUZZ_CHECK(blocks_fit);
+    for (int d = 0; d < 4; ++d) {
+      FUZZ_CHECK(sizes4[kOutput][d] == sizes4[kInput][d]);
+      if (d < 3) FUZZ_CHECK(sizes4[kScale][d] == sizes4[kInput][d]);
+    }
+    memcpy(sizes4[kZeroPoint], sizes4[kScale], sizeof sizes4[kScale]);
+    memset(strides4[kZeroPoint], 0, sizeof strides4[kZeroPoint]);
+    t[kZeroPoint].buffer.TotalTensorSizeInBytes = 0;
+    t[kZeroPoint].buffer.GuaranteedBaseOffsetAlignment = 0;
+  }
   // (A hostile type byte may have picked the other allowed type for the input or the output.)
   FUZZ_CHECK(TypeOf(t[kInput]) == CPUML_TENSOR_DATA_TYPE_FLOAT32 || TypeOf(t[kInput]) == CPUML_TENSOR_DATA_TYPE_FLOAT16);
   FUZZ_CHECK(TypeOf(t[kOutput]) == CPUML_TENSOR_DATA_TYPE_UINT8 || TypeOf(t[kOutput]) == CPUML_TENSOR_DATA_TYPE_INT8);
-  FUZZ_CHECK(TypeOf(t[kScale]) == CPUML_TENSOR_DATA_TYPE_FLOAT32 && TypeOf(t[kZeroPoint]) == TypeOf(t[kOutput]));
-  bool per_tensor = true, per_row = sizes4[kScale][3] == 1;
-  for (int d = 0; d < 4; ++d) {
-    FUZZ_CHECK(sizes4[kOutput][d] == sizes4[kInput][d] && sizes4[kZeroPoint][d] == sizes4[kScale][d]);
-    per_tensor &= sizes4[kScale][d] == 1;
-    if (d < 3) per_row &= sizes4[kScale][d] == sizes4[kInput][d];
+  if (!symmetric) {
+    FUZZ_CHECK(TypeOf(t[kScale]) == CPUML_TENSOR_DATA_TYPE_FLOAT32 && TypeOf(t[kZeroPoint]) == TypeOf(t[kOutput]));
+    bool per_tensor = true, per_row = sizes4[kScale][3] == 1;
+    for (int d = 0; d < 4; ++d) {
+      FUZZ_CHECK(sizes4[kOutput][d] == sizes4[kInput][d] && sizes4[kZeroPoint][d] == sizes4[kScale][d]);
+      per_tensor &= sizes4[kScale][d] == 1;
+      if (d < 3) per_row &= sizes4[kScale][d] == sizes4[kInput][d];
+    }
+    FUZZ_CHECK(per_tensor || per_row);
   }
-  FUZZ_CHECK(per_tensor || per_row);
   // Work bounded; tighter where a binding is a mapping (each element may map a page).
   bool any_mapped = false;
   for (int i = 0; i < kCount; ++i) any_mapped |= t[i].buffer.TotalTensorSizeInBytes > kHeapBindingLimit;
@@ -893,6 +920,7 @@ void FuzzDynamicQuantize(Input& in) {
   const CPUML_BUFFER_BINDING input = Bind(memory[kInput], in);
   CPUML_BUFFER_BINDING outputs[3];
   for (int i = kOutput; i < kCount; ++i) outputs[i - 1] = Bind(memory[i], in);
+  if (symmetric) outputs[kZeroPoint - 1] = {nullptr, 0};  // an absent output is bound empty
   // 0xFC to 0xFF: one output bound over the input's or another output's bytes, which execute
   // must refuse.
   const uint8_t alias = in.Byte();
@@ -900,7 +928,7 @@ void FuzzDynamicQuantize(Input& in) {
   if (alias >= 0xFC) {
     static const int kOver[4][2] = {{kZeroPoint, kScale}, {kZeroPoint, kInput}, {kScale, kOutput}, {kOutput, kInput}};
     const int target = kOver[alias - 0xFC][0], source = kOver[alias - 0xFC][1];
-    if (memory[source].data() && !memory[source].mapped()) {
+    if (memory[source].data() && !memory[source].mapped() && !(symmetric && target == kZeroPoint)) {
       outputs[target - 1] = source == kInput ? input : outputs[source - 1];
       aliased = true;
     }
@@ -933,9 +961,10 @@ void FuzzDynamicQuantize(Input& in) {
     expected[i] = snapshots[i];
     views[i] = View(t[i], 4, sizes4[i], strides4[i], i == kInput ? input.Data : expected[i].data());
   }
+  if (symmetric) views[kZeroPoint].data = nullptr;
   cpuml::reference::DynamicQuantizeLinear(views[kInput], views[kOutput], views[kScale], views[kZeroPoint]);
   for (int i = kOutput; i < kCount; ++i)
-    FUZZ_CHECK(memcmp(expected[i].data(), memory[i].data(), memory[i].bytes()) == 0);
+    if (memory[i].bytes()) FUZZ_CHECK(memcmp(expected[i].data(), memory[i].data(), memory[i].bytes()) == 0);
   ++g_fuzz_stats.compared;
 }
 

@@ -252,8 +252,10 @@ void DynamicQuantizeLinear(const TensorView& input, const TensorView& out, const
           if (!isnan(value(r, k))) amax = fmaxf(amax, fabsf(value(r, k)));
         const float s = amax / 127.0f;
         for (uint32_t k = c * b; k < length && k < (c + 1) * b; ++k) {
+          // |q| <= 127 unless s underflowed to 0 (max|x| < 127 x 2^-149): then +-inf, clamped.
           const float q = value(r, k) / s;
-          const int32_t v = isnan(q) ? 0 : static_cast<int32_t>(nearbyintf(q));
+          int32_t v = isnan(q) ? 0 : static_cast<int32_t>(fmaxf(fminf(nearbyintf(q), 1e6f), -1e6f));
+          v = v < -128 ? -128 : v > 127 ? 127 : v;
           StoreBits(out, offset(out, r, k), static_cast<uint64_t>(static_cast<uint32_t>(v)));
         }
         memcpy(static_cast<float*>(scale.data) + offset(scale, r, c), &s, sizeof s);
