@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cpuml's dynamic int8 path and static QLinearMatMul against ONNX Runtime on this machine, ONNX
+# cpuml's dynamic int8 path, its 4-bit path and static QLinearMatMul against ONNX Runtime on this machine, ONNX
 # Runtime reached through onnxruntime-node (the npm package ships ONNX Runtime's CPU library), for
 # machines whose Python has no onnxruntime. Rounds alternate cpuml_bench and
 # bench/ort_node_peers.mjs at 1 thread (both pinned to the same core) and at every core, so the
@@ -13,7 +13,9 @@ command -v npm > /dev/null || ensure_packages nodejs npm
 ROUNDS=${1:-3}
 OUT=${2:-$ROOT/build/bench/ort_node}
 export CPUML_BENCH_SHAPES=${CPUML_BENCH_SHAPES:-1x4096x4096,1x4096x11008,1x11008x4096,16x4096x4096,128x768x3072,1024x1024x1024,2048x2048x2048}
-export CPUML_BENCH_TYPES=${CPUML_BENCH_TYPES:-u8s8,s8s8}
+export CPUML_BENCH_TYPES=${CPUML_BENCH_TYPES:-u8s8,s8s8,s8u4}
+# The decoder-layer presets (cpuml_bench --models, the node script's nbits_model family).
+export CPUML_BENCH_MODELS=${CPUML_BENCH_MODELS-llama3_8b}
 
 MODULES="$ROOT/build/ort-node"
 if [ ! -d "$MODULES/node_modules/onnxruntime-node" ]; then
@@ -25,7 +27,7 @@ fi
 cmake -S "$ROOT" -B "$ROOT/build/bench" -DCMAKE_BUILD_TYPE=Release -DCPUML_BUILD_TESTS=OFF -DCPUML_BENCH_PEERS=ON > /dev/null
 cmake --build "$ROOT/build/bench" -j "$JOBS" --target cpuml_bench > /dev/null
 BENCH="$ROOT/build/bench/bench/cpuml_bench"
-FILTER='^(dqmatmul|i2f|qgemm)/cpuml/'
+FILTER='^(dqmatmul|i2f|qgemm|model)/cpuml/'
 CORE=$(( $(nproc) - 1 ))
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -34,7 +36,7 @@ for round in $(seq 1 "$ROUNDS"); do
     pin=()
     [ "$threads" = 1 ] && pin=(taskset -c "$CORE")
     CPUML_BENCH_THREADS=$threads CPUML_BENCH_TIERS=dispatched "${pin[@]}" "$BENCH" --benchmark_filter="$FILTER" \
-      --benchmark_min_time=0.2 --benchmark_format=csv 2>/dev/null | grep -E '^"(qgemm|dqmatmul|i2f)' >> "$OUT/cpuml_$round.csv"
+      --benchmark_min_time=0.2 --benchmark_format=csv 2>/dev/null | grep -E '^"(qgemm|dqmatmul|i2f|model)' >> "$OUT/cpuml_$round.csv"
     ORT_NODE_MODULES="$MODULES/node_modules" "${pin[@]}" node "$ROOT/bench/ort_node_peers.mjs" "$threads" \
       >> "$OUT/peers_$round.txt"
   done

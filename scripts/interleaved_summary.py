@@ -17,13 +17,18 @@ for r in range(1, rounds + 1):
     for row in csv.reader(open(f"{out}/cpuml_{r}.csv")):
         name = re.sub(r"/real_time$", "", row[0])
         shape = re.search(r"/(\d+)x(\d+)x(\d+)/", name)
+        if name.startswith("model/"):
+            # A decoder-layer preset: its GOPS counter (the layer's operations, not one shape's).
+            gops.setdefault(name, []).append(float(row[-1]))
+            continue
         if not shape:
             continue
         m, k, n = map(int, shape.groups())
-        seconds = float(row[3]) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[row[4]]
+        # real_time: every row is timed with UseRealTime (cpu_time is the calling thread's alone).
+        seconds = float(row[2]) * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[row[4]]
         gops.setdefault(name, []).append(2.0 * m * n * k / seconds / 1e9)
     for line in open(f"{out}/peers_{r}.txt"):
-        match = re.match(r"(\S+)\s+GOPS=([\d.]+)", line)
+        match = re.match(r"(\S+)\s+(?:us=[\d.]+\s+)?GOPS=([\d.]+)", line)
         if match:
             gops.setdefault(match.group(1), []).append(float(match.group(2)))
 for name in sorted(gops):
@@ -96,3 +101,33 @@ if cases:
         peer_gops = fmt(f"{fastest}/u8s8/{case}") if fastest else "-"
         print(f"| {shape} | {threads} | {fmt(dq)} | {peer_gops} ({fastest}) | {show(r_peer)} | {fmt(i2f)} | "
               f"{fmt(f'onnxruntime_i2f/u8s8/{case}')} | {show(r_ort)} | {fmt(q)} | {show(r_q)} | {show(r_dq)} |")
+
+# 4-bit B (dqmatmul/cpuml/{u8u4,s8u4}) against ONNX Runtime's MatMulNBits at the same block, and
+# against cpuml's own int8 path at the same shape; the decoder-layer presets likewise.
+rows4 = sorted(n for n in gops if re.match(r"dqmatmul/cpuml/(u8u4|s8u4)/", n))
+if rows4:
+    print("\n| M x K x N | threads | block | cpuml 4-bit (A) | ORT MatMulNBits | / ORT | cpuml int8 | / int8 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in sorted(rows4, key=lambda n: (int(n.split("threads:")[1]), n)):
+        types, shape, block, threads = re.match(r"dqmatmul/cpuml/(\w+)/(\S+)/block:(\d+)/threads:(\d+)", name).groups()
+        ort = f"onnxruntime_nbits/u8u4/{shape}/block:{block}/threads:{threads}"
+        int8 = f"dqmatmul/cpuml/u8s8/{shape}/threads:{threads}"
+        r_ort, _ = ratio_median(name, [ort])
+        r_int8, _ = ratio_median(name, [int8])
+        show = lambda x: f"{x:.2f}" if x is not None else "-"
+        fmt = lambda n: f"{statistics.median(gops[n]):.0f}" if n in gops else "-"
+        print(f"| {shape} | {threads} | {block} | {fmt(name)} ({types[:2]}) | {fmt(ort)} | {show(r_ort)} | {fmt(int8)} | "
+              f"{show(r_int8)} |")
+models = sorted(n for n in gops if n.startswith("model/cpuml/"))
+if models:
+    print("\n| preset | weights | M | threads | cpuml GOPS | ORT MatMulNBits GOPS | / ORT |")
+    print("|---|---|---|---|---|---|---|")
+    for name in models:
+        preset, weights, m, threads = re.match(r"model/cpuml/(\w+)/(int8|int4/block:\d+)/M:(\d+)/threads:(\d+)",
+                                                name).groups()
+        ort = f"onnxruntime_nbits_model/{preset}/{weights.replace('int4/', '')}/M:{m}/threads:{threads}"
+        r_ort, _ = ratio_median(name, [ort]) if weights != "int8" else (None, None)
+        fmt = lambda n: f"{statistics.median(gops[n]):.1f}" if n in gops else "-"
+        show = lambda x: f"{x:.2f}" if x is not None else "-"
+        print(f"| {preset} | {weights} | {m} | {threads} | {fmt(name)} | {fmt(ort) if weights != 'int8' else '-'} | "
+              f"{show(r_ort)} |")
