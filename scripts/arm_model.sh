@@ -25,6 +25,7 @@ compile() {  # source, object, extra flags...
 compile kernels/neon/qgemm_s8s8_2x8c16_neon.cc neon_gemm.o
 compile kernels/neon/fill_neon.cc neon_fill.o
 compile kernels/neon_dotprod/qgemm_s8s8_8x8c4_neondot.cc neondot_gemm.o -march=armv8.2-a+dotprod
+compile kernels/neon_dotprod/qgemm_s8u4_4x16c8_neondot.cc neondot_s8u4.o -march=armv8.2-a+dotprod
 compile kernels/neon_i8mm/qgemm_s8s8_8x8c8_neoni8mm.cc i8mm_gemm.o -march=armv8.2-a+dotprod+i8mm
 
 # XNNPACK's arm64 library (its assembly micro-kernels are the exported symbols).
@@ -64,6 +65,12 @@ model() {  # title, cores, entries...
     "XNNPACK 4x16c4 neondot ld128=${QS8}4x16c4__aarch64_neondot_ld128" \
     "XNNPACK 4x16c4 neondot ld64=${QS8}4x16c4__aarch64_neondot_ld64" \
     "XNNPACK 4x16c4 neondot cortex_a55=${QS8}4x16c4__aarch64_neondot_cortex_a55"
+  # The 4-bit kernels: a loop's sdot count against the MACs they do, with the nibbles' unpacking
+  # (a mask and a shift per 16 bytes) and, for A with a zero point, the column sums' byte adds.
+  model "Dot product on 4-bit B (sdot on unpacked nibbles; the loop that does the most MACs)" \
+    cortex-a55,cortex-a510,neoverse-n1,neoverse-n2,neoverse-v1 \
+    "cpuml qgemm_s8u4_4x16c8__neondot, 4 rows=$O/neondot_s8u4.o@BlockSums<4ul, 4ul" \
+    "cpuml qgemm_s8u4_1x16c8__neondot, 1 row=$O/neondot_s8u4.o@BlockSums<1ul, 1ul"
   model "Int8 matrix multiply (smmla; Debian's XNNPACK has no i8mm kernel: its best sdot kernel for comparison)" \
     cortex-a510,neoverse-n2,neoverse-v1 \
     "cpuml qgemm_s8s8_8x8c8__neoni8mm=$O/i8mm_gemm.o@qgemm_s8s8_8x8c8__neoni8mm(" \

@@ -28,11 +28,11 @@ amx_probe() {
 for round in $(seq 1 "$ROUNDS"); do
   amx_probe >> "$OUT/amx_probe.txt"
   CPUML_BENCH_THREADS=1 taskset -c "$CORE" "$PACK/cpuml_bench" --benchmark_filter="$FILTER" --benchmark_min_time=0.2 \
-    --benchmark_format=csv 2>/dev/null | grep -E '^"(qgemm|dqmatmul|i2f|dql)' > "$OUT/cpuml_$round.csv"
+    --benchmark_format=csv 2>/dev/null | grep -E '^"(qgemm|dqmatmul|i2f|dql|model)' > "$OUT/cpuml_$round.csv"
   amx_probe >> "$OUT/amx_probe.txt"
   PYTHONUNBUFFERED=1 taskset -c "$CORE" python3 "$PEERS" 1 > "$OUT/peers_$round.txt" 2>&1
   CPUML_BENCH_THREADS="$THREADS" CPUML_BENCH_TIERS=dispatched "$PACK/cpuml_bench" --benchmark_filter="$FILTER" \
-    --benchmark_min_time=0.2 --benchmark_format=csv 2>/dev/null | grep -E '^"(qgemm|dqmatmul|i2f|dql)' >> "$OUT/cpuml_$round.csv"
+    --benchmark_min_time=0.2 --benchmark_format=csv 2>/dev/null | grep -E '^"(qgemm|dqmatmul|i2f|dql|model)' >> "$OUT/cpuml_$round.csv"
   PYTHONUNBUFFERED=1 python3 "$PEERS" "$THREADS" >> "$OUT/peers_$round.txt" 2>&1
 done
 echo "AMX register-only probe on core $CORE (GOPS), before cpuml's and the peers' one-thread runs of each round: $(cat "$OUT/amx_probe.txt")"
