@@ -155,20 +155,7 @@ TEST_P(ConcurrencyTest, ConcurrentExecutesWithSeparateScratch) {
 // per-column B scale and bias, scales of either sign) executed from several callers at once: half
 // of them without scratch (the operator's own buffers, one per concurrent caller), half with
 // scratch of their own; every repetition equal to the scalar reference.
-TEST_P(ConcurrencyTest, ConcurrentIntegerToFloatExecutesOnOneOperator) {
-  QConfig c;
-  c.op = MatMulOp::kIntegerToFloat;
-  c.m = 19;
-  c.k = 70;
-  c.n = 33;
-  c.a_type = CPUML_TENSOR_DATA_TYPE_INT8;
-  c.a_scale = Quant::kPerChannel;
-  c.a_zero = Quant::kPerChannel;
-  c.b_scale = Quant::kPerChannel;
-  c.b_zero = Quant::kPerTensor;
-  c.bias = Quant::kPerChannel;
-  c.signed_scales = true;
-  c.b_owned = true;
+void ExpectConcurrentIntegerToFloat(const QConfig& c) {
   QProblem problem(c);
   const std::vector<uint8_t> expected = problem.Expected();
   OperatorPtr op;
@@ -204,6 +191,38 @@ TEST_P(ConcurrencyTest, ConcurrentIntegerToFloatExecutesOnOneOperator) {
     EXPECT_TRUE(outputs[t].CanariesIntact());
     EXPECT_TRUE(scratch[t].CanariesIntact()) << "scratch of caller " << t << " overrun";
   }
+}
+
+QConfig IntegerToFloatConfig() {
+  QConfig c;
+  c.op = MatMulOp::kIntegerToFloat;
+  c.m = 19;
+  c.k = 70;
+  c.n = 33;
+  c.a_type = CPUML_TENSOR_DATA_TYPE_INT8;
+  c.a_scale = Quant::kPerChannel;
+  c.a_zero = Quant::kPerChannel;
+  c.b_scale = Quant::kPerChannel;
+  c.b_zero = Quant::kPerTensor;
+  c.bias = Quant::kPerChannel;
+  c.signed_scales = true;
+  c.b_owned = true;
+  return c;
+}
+
+TEST_P(ConcurrencyTest, ConcurrentIntegerToFloatExecutesOnOneOperator) {
+  ExpectConcurrentIntegerToFloat(IntegerToFloatConfig());
+}
+
+// The same with 4-bit B in blocks of 32 (its own kernels where the tier has them): zero points
+// and scales per block, A's scales per row and block.
+TEST_P(ConcurrencyTest, ConcurrentInt4IntegerToFloatExecutesOnOneOperator) {
+  QConfig c = IntegerToFloatConfig();
+  c.b_type = CPUML_TENSOR_DATA_TYPE_UINT4;
+  c.b_block = 32;
+  c.b_zero = Quant::kPerChannel;
+  c.a_block_scales = true;
+  ExpectConcurrentIntegerToFloat(c);
 }
 
 // One DYNAMIC_QUANTIZE_LINEAR operator executed from several callers at once, per tensor
