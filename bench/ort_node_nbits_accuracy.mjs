@@ -80,12 +80,12 @@ if (!dirs.length) throw new Error("usage: node bench/ort_node_nbits_accuracy.mjs
 for (const dir of dirs) {
   const [m, k, n, block] = fs.readFileSync(path.join(dir, "case.txt"), "utf8").trim().split(/\s+/).map(Number);
   const a = read(dir, "a.f32", Float32Array), ref = read(dir, "ref.f64", Float64Array);
-  const session = await ort.InferenceSession.create(
+  const runner = await ort.InferenceSession.create(
       nbitsModel(m, k, n, block, read(dir, "b.u8", Uint8Array), read(dir, "scales.f32", Float32Array)),
       { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: "sequential", executionProviders: ["cpu"],
         logSeverityLevel: 3 });
-  const y = (await session.run({ A: new ort.Tensor("float32", a, [m, k]) })).Y.data;
-  await session.release();
+  const y = (await runner.run({ A: new ort.Tensor("float32", a, [m, k]) })).Y.data;
+  await runner.release();
   if (y.length !== ref.length) throw new Error(`${dir}: ${y.length} outputs, ${ref.length} in ref.f64`);
   let maxError = 0, maxRef = 0, error2 = 0, ref2 = 0;
   for (let i = 0; i < y.length; ++i) {
