@@ -76,7 +76,8 @@ class MatMulOperator final : public cpuml_operator {
     }
     persistent_bytes_ = 0;
     for (int i = 0; i < kOut; ++i)
-      if (Owned(i) && !FoldedIntoB(i)) persistent_bytes_ += i == kB ? packed_b_bytes : d_.t[i].reach_bytes;
+      if (Owned(i) && !FoldedIntoB(i) && !KeptAsBlocks(i))
+        persistent_bytes_ += i == kB ? packed_b_bytes : d_.t[i].reach_bytes;
     if (DecodesBlockScalesOnce()) {
       const size_t padded_n = std::max(general_.plan.padded_n(), narrow_ ? narrow_->plan.padded_n() : size_t{0});
       persistent_bytes_ += ScaleBlocks() * padded_n * sizeof(float);
@@ -106,7 +107,7 @@ class MatMulOperator final : public cpuml_operator {
     for (int i = 0; i < kOut; ++i) {
       if (!Owned(i)) continue;
       const CPUML_BUFFER_BINDING& binding = inputs[d_.binding[i]];
-      if (FoldedIntoB(i)) continue;
+      if (FoldedIntoB(i) || KeptAsBlocks(i)) continue;
       if (i == kB && active_->plan.format().Nibbles()) {
         // 4-bit B in its own layout, zero points beside each block (no 8-bit copy).
         Buffer packed = Allocate(active_->plan.packed_b_bytes());
@@ -154,7 +155,8 @@ class MatMulOperator final : public cpuml_operator {
       const size_t blocks = ScaleBlocks(), nr = active_->plan.format().nr;
       std::vector<float> row(active_->plan.format().Nibbles() ? padded_n : 0);
       for (size_t c = 0; c < blocks; ++c) {
-        const uint8_t* scales = owned_[kBScale].get() + c * d_.t[kBScale].strides[2] * sizeof(float);
+        const uint8_t* scales = static_cast<const uint8_t*>(inputs[d_.binding[kBScale]].Data) +
+                                c * d_.t[kBScale].strides[2] * sizeof(float);
         if (row.empty()) {
           (void)ReadScales(scales, kBScale, n, 3, padded_n, values + c * padded_n);
           continue;
@@ -174,6 +176,8 @@ class MatMulOperator final : public cpuml_operator {
 
  private:
   bool Owned(int member) const { return d_.present[member] && d_.t[member].owned; }
+  // Owned blockwise B scales are kept only as decoded at initialize (block_scales_), not copied.
+  bool KeptAsBlocks(int member) const { return member == kBScale && DecodesBlockScalesOnce(); }
   // A 4-bit B's zero points are packed with B or subtracted from it as it is unpacked: not kept.
   bool FoldedIntoB(int member) const { return member == kBZeroPoint && d_.t[kB].nibbles; }
 
