@@ -36,7 +36,7 @@ inline void S8U4BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m2
   const __m256i mask = _mm256_set1_epi8(0x0F);
   const __m256i ones16 = _mm256_set1_epi16(1);
   for (size_t r = 0; r < kRows; ++r) dot[r][0] = dot[r][1] = _mm256_setzero_si256();
-  __m256i column_words[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  column_sum[0] = column_sum[1] = _mm256_setzero_si256();
 #if CPUML_S8U4_VNNI
   // One row streams B: the low and high nibbles' vpdpbusd go to separate accumulators, so four
   // chains are in flight instead of two.
@@ -81,16 +81,17 @@ inline void S8U4BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m2
     for (size_t r = 0; r < kRows; ++r)
       for (size_t v = 0; v < 2; ++v) dot[r][v] = _mm256_add_epi32(dot[r][v], _mm256_madd_epi16(pairs[r][v], ones16));
 #endif
-    // Bytes of at most four groups' two nibbles (<= 120) into 16-bit pairs (a block is <= 32 groups).
+    // Bytes of at most four groups' two nibbles (<= 120) into 16-bit pairs, then int32 at once: a
+    // block of one chunk (per-column scales) may be 4,096 groups long.
     if (kColumnSums)
       for (size_t v = 0; v < 2; ++v)
-        column_words[v] = _mm256_add_epi16(column_words[v], _mm256_maddubs_epi16(column_bytes[v], _mm256_set1_epi8(1)));
+        column_sum[v] = _mm256_add_epi32(
+            column_sum[v], _mm256_madd_epi16(_mm256_maddubs_epi16(column_bytes[v], _mm256_set1_epi8(1)), ones16));
   }
 #if CPUML_S8U4_VNNI
   if (kSplit)
     for (size_t v = 0; v < 2; ++v) dot[0][v] = _mm256_add_epi32(dot[0][v], high_dot[v]);
 #endif
-  for (size_t v = 0; v < 2; ++v) column_sum[v] = _mm256_madd_epi16(column_words[v], ones16);
 }
 
 // The whole tile: blocks in order, y = y + p from y = -0 (which makes the first y = p, bit for

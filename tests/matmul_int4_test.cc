@@ -124,6 +124,25 @@ TEST_P(MatMulInt4Test, ShapesAndThreads) {
   }
 }
 
+// Scales per column, so K is one block however long: a column's sum of 4-bit values passes int16
+// (15 x 9000), and A's zero point makes the kernels use it.
+TEST_P(MatMulInt4Test, LongKInOneBlock) {
+  std::mt19937 rng(93);
+  for (Data data : {Data::kExtremes, Data::kRandom})
+    for (uint32_t m : {1u, 3u}) {
+      QConfig c = RandomInt4(rng, m, 9000, 24);
+      c.b_block = 0;
+      c.nbits_layout = false;
+      c.a_block_scales = false;
+      c.a_type = kU8;
+      c.a_zero = Quant::kPerTensor;
+      c.data = data;
+      SCOPED_TRACE(Describe(c));
+      ExpectReferenceBytes(c);
+      if (HasFatalFailure()) return;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiers, MatMulInt4Test, testing::ValuesIn(AllTiers()), TierName);
 
 // The rules, each failure naming the member and the rule.
