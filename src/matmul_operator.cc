@@ -437,6 +437,11 @@ cpuml_status MatMulOperator::Decode(const QGemmPlan& plan, const uint8_t* const*
     }
   }
   ReadZeroPoints(data[kAZeroPoint], kAZeroPoint, m, 2, padded_m, q->a_zero_point);
+  // A 4-bit layout holds B's zero points in its panels (PackB4Block): no column terms to decode.
+  if (plan.format().Nibbles()) {
+    q->use_col_b = false;
+    return CPUML_STATUS_SUCCESS;
+  }
   ReadZeroPoints(data[kBZeroPoint], kBZeroPoint, n, 3, padded_n, q->b_zero_point);
   const bool b_signed = d_.t[kB].type == CPUML_TENSOR_DATA_TYPE_INT8 || d_.t[kB].nibbles;  // unpacked as INT8
   const int32_t* __restrict b_zero_point = q->b_zero_point;
