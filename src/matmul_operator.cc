@@ -414,7 +414,8 @@ cpuml_status MatMulOperator::Decode(const QGemmPlan& plan, const uint8_t* const*
     }
     // Blockwise B scales are read by block (below, or once at initialize), never as b_scale: their
     // first row would be N reads a column apart, on the calling thread, before any task starts
-    // (1x4096x11008 on the 16-core device: a fifth of the call at 16 threads).
+    // (1x4096x11008 at block 128, 16 threads on the device: 180-212 us before, about 130 after, on
+    // two instances of the machine).
     if (!d_.b_block)
       if (cpuml_status s = ReadScales(data[kBScale], kBScale, n, 3, padded_n, q->b_scale)) return s;
     // Blockwise B scales: block c's row of them (BlockwiseFloatTile reads these, not b_scale).
