@@ -26,44 +26,65 @@ inline int8x8_t RowGroup(const int8_t* a, size_t g, size_t r) {
   return vld1_s8(a + (g * kAStride + r) * kKr);
 }
 
-template <size_t kRows, size_t kAStride, bool kColumnSums>
-inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, int32x4_t (&dot)[kRows][kVectors],
-                      int32x4_t (&column_sum)[kVectors]) {
+// Columns [kFirst, kFirst + kCount) of the panel (4 per vector) over one block.
+template <size_t kRows, size_t kAStride, bool kColumnSums, size_t kFirst, size_t kCount>
+inline void BlockSumsOfVectors(size_t groups, const int8_t* a, const uint8_t* b, int32x4_t (&dot)[kRows][kVectors],
+                               int32x4_t (&column_sum)[kVectors]) {
   const uint8x16_t mask = vdupq_n_u8(0x0F);
   const int8x16_t ones = vdupq_n_s8(1);
   // One row streams B: the high nibbles' sdot go to accumulators of their own, so eight chains
   // are in flight instead of four.
   constexpr bool kSplit = kRows == 1;
   int32x4_t high_dot[kVectors];
-  for (size_t v = 0; v < kVectors; ++v) {
+  uint8x16_t column_bytes[kVectors];
+  for (size_t v = kFirst; v < kFirst + kCount; ++v) {
     high_dot[v] = column_sum[v] = vdupq_n_s32(0);
+    column_bytes[v] = vdupq_n_u8(0);
     for (size_t r = 0; r < kRows; ++r) dot[r][v] = vdupq_n_s32(0);
   }
-  uint8x16_t column_bytes[kVectors];
-  for (size_t v = 0; v < kVectors; ++v) column_bytes[v] = vdupq_n_u8(0);
-  for (size_t g = 0; g < groups; ++g) {
-    int8x8_t quads[kRows];
-    for (size_t r = 0; r < kRows; ++r) quads[r] = RowGroup<kAStride>(a, g, r);
-    for (size_t v = 0; v < kVectors; ++v) {
-      const uint8x16_t raw = vld1q_u8(b + g * kGroupBytes + 16 * v);
-      const uint8x16_t low = vandq_u8(raw, mask), high = vshrq_n_u8(raw, 4);
-      if (kColumnSums) column_bytes[v] = vaddq_u8(column_bytes[v], vaddq_u8(low, high));
-      for (size_t r = 0; r < kRows; ++r) {
-        dot[r][v] = vdotq_lane_s32(dot[r][v], vreinterpretq_s8_u8(low), quads[r], 0);
-        if (kSplit)
-          high_dot[v] = vdotq_lane_s32(high_dot[v], vreinterpretq_s8_u8(high), quads[r], 1);
-        else
-          dot[r][v] = vdotq_lane_s32(dot[r][v], vreinterpretq_s8_u8(high), quads[r], 1);
+  // Runs of kGroupsPerWiden groups, the column sums' bytes widened after each: a loop of its own,
+  // so the group loop carries no test.
+  for (size_t g0 = 0; g0 < groups; g0 += kGroupsPerWiden) {
+    const size_t end = groups - g0 < kGroupsPerWiden ? groups : g0 + kGroupsPerWiden;
+    for (size_t g = g0; g < end; ++g) {
+      int8x8_t quads[kRows];
+      for (size_t r = 0; r < kRows; ++r) quads[r] = RowGroup<kAStride>(a, g, r);
+      for (size_t v = kFirst; v < kFirst + kCount; ++v) {
+        const uint8x16_t raw = vld1q_u8(b + g * kGroupBytes + 16 * v);
+        const uint8x16_t low = vandq_u8(raw, mask), high = vshrq_n_u8(raw, 4);
+        if (kColumnSums) column_bytes[v] = vaddq_u8(column_bytes[v], vaddq_u8(low, high));
+        for (size_t r = 0; r < kRows; ++r) {
+          dot[r][v] = vdotq_lane_s32(dot[r][v], vreinterpretq_s8_u8(low), quads[r], 0);
+          if (kSplit)
+            high_dot[v] = vdotq_lane_s32(high_dot[v], vreinterpretq_s8_u8(high), quads[r], 1);
+          else
+            dot[r][v] = vdotq_lane_s32(dot[r][v], vreinterpretq_s8_u8(high), quads[r], 1);
+        }
       }
     }
-    if (kColumnSums && ((g + 1) % kGroupsPerWiden == 0 || g + 1 == groups))
-      for (size_t v = 0; v < kVectors; ++v) {
+    if (kColumnSums)
+      for (size_t v = kFirst; v < kFirst + kCount; ++v) {
         column_sum[v] = vdotq_s32(column_sum[v], vreinterpretq_s8_u8(column_bytes[v]), ones);
         column_bytes[v] = vdupq_n_u8(0);
       }
   }
   if (kSplit)
-    for (size_t v = 0; v < kVectors; ++v) dot[0][v] = vaddq_s32(dot[0][v], high_dot[v]);
+    for (size_t v = kFirst; v < kFirst + kCount; ++v) dot[0][v] = vaddq_s32(dot[0][v], high_dot[v]);
+}
+
+// More than two rows run the panel's two halves one after the other: sixteen accumulators, the
+// nibbles and the column sums of a whole panel need more than the 32 registers (the four-row loop
+// spilled, llvm-mca: 291 instructions for 44 sdot), those of a half do not. A's quads, read twice,
+// are a few bytes a group.
+template <size_t kRows, size_t kAStride, bool kColumnSums>
+inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, int32x4_t (&dot)[kRows][kVectors],
+                      int32x4_t (&column_sum)[kVectors]) {
+  if constexpr (kRows > 2) {
+    BlockSumsOfVectors<kRows, kAStride, kColumnSums, 0, kVectors / 2>(groups, a, b, dot, column_sum);
+    BlockSumsOfVectors<kRows, kAStride, kColumnSums, kVectors / 2, kVectors / 2>(groups, a, b, dot, column_sum);
+  } else {
+    BlockSumsOfVectors<kRows, kAStride, kColumnSums, 0, kVectors>(groups, a, b, dot, column_sum);
+  }
 }
 
 template <size_t kRows, size_t kAStride, bool kColumnSums>
