@@ -16,52 +16,20 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { FLOAT, UINT8, model, node, tensor, valueInfo } from "./onnx_proto.mjs";
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const modules = process.env.ORT_NODE_MODULES || path.join(root, "build/ort-node/node_modules");
 const ort = createRequire(path.join(modules, "noop.js"))("onnxruntime-node");
 const accuracyLevel = Number(process.env.ORT_ACCURACY_LEVEL ?? 4);
 
-// --- protobuf, only what one MatMulNBits model needs (as bench/ort_node_peers.mjs writes it) ---
-function varint(value) {
-  const out = [];
-  let v = BigInt(value);
-  do {
-    let byte = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v) byte |= 0x80;
-    out.push(byte);
-  } while (v);
-  return Buffer.from(out);
-}
-const int = (field, value) => Buffer.concat([varint(field << 3), varint(value)]);
-function bytes(field, payload) {
-  const data = typeof payload === "string" ? Buffer.from(payload)
-                                           : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-  return Buffer.concat([varint((field << 3) | 2), varint(data.length), data]);
-}
-const concat = (...parts) => Buffer.concat(parts.flat());
-
-const FLOAT = 1, UINT8 = 2;
-function tensor(name, type, dims, raw) {  // TensorProto
-  return concat(...dims.map((d) => int(1, d)), int(2, type), bytes(8, name), bytes(9, raw));
-}
-function valueInfo(name, type, dims) {  // ValueInfoProto with a TypeProto.Tensor
-  const shape = concat(...dims.map((d) => bytes(1, int(1, d))));
-  return concat(bytes(1, name), bytes(2, bytes(1, concat(int(1, type), bytes(2, shape)))));
-}
-const INT_ATTRIBUTE = 2;
-function nbitsModel(m, k, n, block, b, scales) {  // ModelProto, IR version 8
+// One MatMulNBits layer over B and scales as read from the case files.
+function nbitsModel(m, k, n, block, b, scales) {
   const blocks = Math.ceil(k / block);
-  const attributes = Object.entries({ K: k, N: n, bits: 4, block_size: block, accuracy_level: accuracyLevel })
-      .map(([name, value]) => bytes(5, concat(bytes(1, name), int(3, value), int(20, INT_ATTRIBUTE))));
-  const node = concat(bytes(1, "A"), bytes(1, "B"), bytes(1, "scales"), bytes(2, "Y"), bytes(4, "MatMulNBits"),
-                      bytes(7, "com.microsoft"), ...attributes);
-  const graph = concat(bytes(1, node), bytes(2, "g"),
-                       bytes(5, tensor("B", UINT8, [n, blocks, block / 2], b)),
-                       bytes(5, tensor("scales", FLOAT, [n * blocks], scales)),
-                       bytes(11, valueInfo("A", FLOAT, [m, k])), bytes(12, valueInfo("Y", FLOAT, [m, n])));
-  const opset = (domain, version) => concat(domain ? bytes(1, domain) : [], int(2, version));
-  return new Uint8Array(concat(int(1, 8), bytes(8, opset("", 13)), bytes(8, opset("com.microsoft", 1)), bytes(7, graph)));
+  return model([node("MatMulNBits", ["A", "B", "scales"], ["Y"], "com.microsoft",
+                     { K: k, N: n, bits: 4, block_size: block, accuracy_level: accuracyLevel })],
+               [tensor("B", UINT8, [n, blocks, block / 2], b), tensor("scales", FLOAT, [n * blocks], scales)],
+               [valueInfo("A", FLOAT, [m, k])], [valueInfo("Y", FLOAT, [m, n])]);
 }
 
 // A file as a typed array (a fresh copy: Buffer's pool would leave it unaligned for Float64Array).

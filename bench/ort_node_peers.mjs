@@ -30,52 +30,11 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { FLOAT, INT8, UINT8, model, node, tensor, valueInfo } from "./onnx_proto.mjs";
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const modules = process.env.ORT_NODE_MODULES || path.join(root, "build/ort-node/node_modules");
 const ort = createRequire(path.join(modules, "noop.js"))("onnxruntime-node");
-
-// --- protobuf, only what an ONNX model needs (fields as Buffers: a weight tensor is megabytes) ---
-function varint(value) {
-  const out = [];
-  let v = BigInt(value);
-  do {
-    let byte = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v) byte |= 0x80;
-    out.push(byte);
-  } while (v);
-  return Buffer.from(out);
-}
-const int = (field, value) => Buffer.concat([varint(field << 3), varint(value)]);
-function bytes(field, payload) {
-  const data = typeof payload === "string" ? Buffer.from(payload)
-                                           : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-  return Buffer.concat([varint((field << 3) | 2), varint(data.length), data]);
-}
-const concat = (...parts) => Buffer.concat(parts.flat());
-
-const FLOAT = 1, UINT8 = 2, INT8 = 3;
-function tensor(name, type, dims, raw) {  // TensorProto
-  return concat(...dims.map((d) => int(1, d)), int(2, type), bytes(8, name),
-                bytes(9, new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)));
-}
-function valueInfo(name, type, dims) {  // ValueInfoProto with a TypeProto.Tensor
-  const shape = concat(...dims.map((d) => bytes(1, int(1, d))));
-  return concat(bytes(1, name), bytes(2, bytes(1, concat(int(1, type), bytes(2, shape)))));
-}
-const INT_ATTRIBUTE = 2;
-function node(op, inputs, outputs, domain, ints = {}) {  // NodeProto; ints: integer attributes
-  const attributes = Object.entries(ints).map(([name, value]) =>
-      bytes(5, concat(bytes(1, name), int(3, value), int(20, INT_ATTRIBUTE))));
-  return concat(...inputs.map((i) => bytes(1, i)), ...outputs.map((o) => bytes(2, o)), bytes(4, op),
-                domain ? bytes(7, domain) : [], ...attributes);
-}
-function model(nodes, initializers, inputs, outputs) {  // ModelProto, IR version 8
-  const graph = concat(...nodes.map((n) => bytes(1, n)), bytes(2, "g"), ...initializers.map((t) => bytes(5, t)),
-                       ...inputs.map((v) => bytes(11, v)), ...outputs.map((v) => bytes(12, v)));
-  const opset = (domain, version) => concat(domain ? bytes(1, domain) : [], int(2, version));
-  return new Uint8Array(concat(int(1, 8), bytes(8, opset("", 13)), bytes(8, opset("com.microsoft", 1)), bytes(7, graph)));
-}
 
 // --- the cases ---------------------------------------------------------------------------------
 let seed = 1;
