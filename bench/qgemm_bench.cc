@@ -133,7 +133,7 @@ std::vector<BenchKernel> RunnableKernels() {
   auto add = [&](cpuml_isa isa, const cpuml::TierKernels& tier) {
     if (!cpuml_is_isa_supported(isa)) return;
     for (size_t i = 0; i < tier.qgemm_count; ++i) {
-      if (tier.qgemm[i]->packing == cpuml::QGemmPacking::kS8U4Blocks) continue;  // dqmatmul/.../u8u4 runs them
+      if (cpuml::HoldsNibbles(tier.qgemm[i]->packing)) continue;  // dqmatmul/.../u8u4 runs them
       bool seen = false;
       for (const BenchKernel& k : kernels) seen |= k.kernel == tier.qgemm[i];
       if (!seen) kernels.push_back({isa, tier.qgemm[i]});

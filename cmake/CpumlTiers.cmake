@@ -45,9 +45,9 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
     SOURCES tier.cc fill_avx512vnni.cc quantize_avx512vnni.cc qgemm_s8u4_8x16c8_avx512vnni.cc
             qgemm_u8s8_12x32c4_avx512vnni.cc)
   cpuml_add_tier(amx
-    FLAGS -mamx-tile -mamx-int8 -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx512vnni -mavx2 -mfma -mf16c
+    FLAGS -mamx-tile -mamx-int8 -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx512vnni -mgfni -mavx2 -mfma -mf16c
           ${CPUML_NO_AVX512_HEADER_WARNING}
-    SOURCES tier.cc qgemm_u8s8_32x32c64_amx.cc)
+    SOURCES tier.cc qgemm_u8s8_32x32c64_amx.cc qgemm_s8u4_32x32c8_amx.cc)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
   cpuml_add_tier(neon SOURCES tier.cc fill_neon.cc quantize_neon.cc qgemm_s8s8_2x8c16_neon.cc requantize_neon.cc)  # NEON is baseline
   cpuml_add_tier(neon_dotprod FLAGS -march=armv8.2-a+dotprod SOURCES tier.cc qgemm_s8u4_4x16c8_neondot.cc qgemm_s8s8_8x8c4_neondot.cc)

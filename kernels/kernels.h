@@ -68,7 +68,16 @@ enum class QGemmPacking : uint8_t {
   // [groups][nr][4 bytes], then its zero points in the same domain (0..15), one byte a column.
   // Kernels of this layout run all of a tile's blocks in one call (QGemmTileParams::blocks).
   kS8U4Blocks,
+  // kS8U4Blocks' B, with each block's A as rows: the block's A tile is [mr][K of the block rounded
+  // up to kr], a row's K values contiguous as a tile register's row is (AMX), and every A tile is
+  // followed by kATileSlack bytes that a kernel may read past its last row (tile rows of 64 bytes
+  // over a last block shorter than that).
+  kS8U4BlockRows,
 };
+constexpr bool HoldsNibbles(QGemmPacking packing) {
+  return packing == QGemmPacking::kS8U4Blocks || packing == QGemmPacking::kS8U4BlockRows;
+}
+constexpr size_t kATileSlack = 64;
 // In the 8-bit layouts the shifts are undone exactly by the row/column terms of the epilogue.
 
 // Everything a micro-kernel needs to finish an mr x nr tile. Per-row arrays hold >= mr entries
@@ -134,12 +143,12 @@ struct QGemmTileParams {
   // there and stops (no terms, no epilogue). Both mr_max x nr_max int32, row stride nr_max.
   const int32_t* dot_in;
   int32_t* dot_out;
-  // kS8U4Blocks kernels: the tile's blocks (k_groups and a_scale, b_scale, the terms and the
+  // kS8U4Blocks and kS8U4BlockRows kernels: the tile's blocks (k_groups and a_scale, b_scale, the terms and the
   // stage above are then unused); `out` receives float rows, unit column stride.
   const QGemmBlocks* blocks;
 };
 
-// The blocks of a kS8U4Blocks tile and the float stage that joins them (docs/semantics.md). For
+// The blocks of a kS8U4Blocks or kS8U4BlockRows tile and the float stage that joins them (docs/semantics.md). For
 // block c, with colsum[j] the sum of column j's u values in the block and zero[j] its zero point:
 //   s = dot[i][j] + row_a[i] * colsum[j] + row_b[i] * zero[j]              (mod 2^32, exact)
 //   p = float(s) * (a_scale[i] * b_scale[j])
@@ -149,6 +158,7 @@ struct QGemmTileParams {
 struct QGemmBlocks {
   size_t count;                // blocks
   size_t groups, last_groups;  // kr-groups of each block but the last, and of the last
+  size_t k, last_k;            // K values of each block but the last, and of the last
   size_t a_stride, b_stride;   // bytes from a block to the next in the A tile and the B panel
   const int32_t *row_a, *row_b;  // block c's, for the tile's rows: row_a + c * row_stride
   size_t row_stride;             // elements

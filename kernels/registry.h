@@ -21,7 +21,8 @@
   X(avxvnni, CPUML_ISA_AVXVNNI, "avxvnni", X86, X86Avx2() && X86AvxVnni(), false)                                  \
   X(avx512vnni, CPUML_ISA_AVX512VNNI, "avx512vnni", X86, X86Avx512Core() && cpuinfo_has_x86_avx512vnni(),        \
     X86Avx512Core())                                                                                              \
-  X(amx, CPUML_ISA_AMX, "amx", X86, X86Avx512Core() && cpuinfo_has_x86_avx512vnni() && X86AmxInt8(), false)      \
+  X(amx, CPUML_ISA_AMX, "amx", X86,                                                                              \
+    X86Avx512Core() && cpuinfo_has_x86_avx512vnni() && cpuinfo_has_x86_gfni() && X86AmxInt8(), false)           \
   X(neon, CPUML_ISA_NEON, "neon", ARM, cpuinfo_has_arm_neon(), cpuinfo_has_arm_neon())                             \
   X(neon_dotprod, CPUML_ISA_NEON_DOTPROD, "neon_dotprod", ARM, cpuinfo_has_arm_neon_dot(), false)                  \
   X(neon_i8mm, CPUML_ISA_NEON_I8MM, "neon_i8mm", ARM, cpuinfo_has_arm_neon_dot() && ArmI8mm(), false)

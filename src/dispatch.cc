@@ -207,11 +207,11 @@ const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m, uint32
   if (blocks_4bit)
     for (size_t i = 0; i < tier.qgemm_count; ++i) {
       const QGemmKernel& k = *tier.qgemm[i];
-      if (k.packing == QGemmPacking::kS8U4Blocks && m >= k.min_m && m <= k.max_m) return k;
+      if (HoldsNibbles(k.packing) && m >= k.min_m && m <= k.max_m) return k;
     }
   for (size_t i = 0; i < tier.qgemm_count; ++i) {
     const QGemmKernel& k = *tier.qgemm[i];
-    if (k.packing == QGemmPacking::kS8U4Blocks) continue;
+    if (HoldsNibbles(k.packing)) continue;
     const bool b_fits = k.max_b_magnitude == 0 || b_magnitude <= k.max_b_magnitude;
     if (m >= k.min_m && m <= k.max_m && b_fits) return k;
   }

@@ -33,7 +33,7 @@ const TierKernels* SupportedQuantizeTier(cpuml_isa isa);
 // The first of the tier's GEMM kernels whose M range holds m and whose B condition
 // (QGemmKernel::max_b_magnitude) b_magnitude meets (the last one if none does). b_magnitude: the
 // largest |packed B value| the caller has checked, or kUncheckedB. With blocks_4bit (a 4-bit B
-// whose blocks the kS8U4Blocks layout can hold) a kernel of that layout comes first when the tier
+// whose blocks the 4-bit layouts can hold) a kernel of those layouts comes first when the tier
 // has one for m; such kernels are never picked otherwise.
 constexpr uint32_t kUncheckedB = UINT32_MAX;
 const QGemmKernel& SelectQGemmKernel(const TierKernels& tier, uint64_t m, uint32_t b_magnitude = kUncheckedB,

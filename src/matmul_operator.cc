@@ -161,7 +161,7 @@ class MatMulOperator final : public cpuml_operator {
           (void)ReadScales(scales, kBScale, n, 3, padded_n, values + c * padded_n);
           continue;
         }
-        // The kS8U4Blocks kernels' order, [panel][block][nr]: a panel's scales follow its data.
+        // The 4-bit kernels' order, [panel][block][nr]: a panel's scales follow its data.
         (void)ReadScales(scales, kBScale, n, 3, padded_n, row.data());
         for (size_t j = 0; j < padded_n; ++j) values[(j / nr * blocks + c) * nr + j % nr] = row[j];
       }
@@ -540,7 +540,7 @@ cpuml_status CreateMatMulOperator(const MatMulSpec& spec, const CPUML_TENSOR_DES
   std::unique_ptr<MatMulOperator> op(new MatMulOperator(d, kernel, tier.name));
   if (cpuml_status s = op->CheckLimits()) return s;
   // Magnitude 0 meets every B bound: the kernel initialize may switch to if the owned B allows.
-  if (kernel.packing != QGemmPacking::kS8U4Blocks) op->OfferNarrowBKernel(SelectQGemmKernel(*tier.kernels, m, 0));
+  if (!HoldsNibbles(kernel.packing)) op->OfferNarrowBKernel(SelectQGemmKernel(*tier.kernels, m, 0));
   op->PlanMemory();
   *out = op.release();
   return CPUML_STATUS_SUCCESS;

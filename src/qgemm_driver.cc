@@ -165,6 +165,7 @@ QGemmPlan::QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels,
     b_panel_stride_ += format_.BPanelBytes(chunk);
     a_tile_stride_ += format_.ATileBytes(chunk);
   }
+  a_tile_stride_ += format_.ATileSlack();
   panels_ = (n_ + format_.nr - 1) / format_.nr;
   m_tiles_ = (m_ + format_.mr - 1) / format_.mr;
 }
@@ -292,7 +293,7 @@ struct QGemmPlan::RunJob {
     }
   }
 
-  // A kS8U4Blocks tile: every block in one kernel call, which finishes it in float; outputs
+  // A 4-bit tile: every block in one kernel call, which finishes it in float; outputs
   // without unit column stride go through `scratch` (float, row stride nr).
   void RunBlocksTile(const uint8_t* a_tile, const uint8_t* b_panel, size_t a_matrix, size_t panel, size_t m0,
                      size_t mr, size_t nr, uint8_t* out_tile, QGemmTileParams* params, int32_t* scratch) const {
@@ -303,6 +304,8 @@ struct QGemmPlan::RunJob {
     blocks.count = chunks;
     blocks.groups = f.Groups(p.chunks_[0].k);
     blocks.last_groups = f.Groups(p.chunks_.back().k);
+    blocks.k = p.chunks_[0].k;
+    blocks.last_k = p.chunks_.back().k;
     blocks.a_stride = f.ATileBytes(p.chunks_[0].k);
     blocks.b_stride = f.BPanelBytes(p.chunks_[0].k);
     blocks.row_a = RowTerms(a_matrix, 0, 0) + m0;

@@ -62,7 +62,7 @@ struct QGemmQuantization {
   float* block_b_scale;
   // With block_b_scale, A's scales per block too: [chunk][padded row], else NULL (a_scale).
   float* block_a_scale;
-  // block_b_scale laid out [panel][chunk][nr] for a kS8U4Blocks plan (owned scales, decoded at
+  // block_b_scale laid out [panel][chunk][nr] for a 4-bit plan (owned scales, decoded at
   // initialize in the order its kernels read them), instead of [chunk][padded column].
   bool block_b_scale_by_panel;
   int32_t *a_zero_point, *out_zero_point;          // per row
@@ -110,7 +110,7 @@ class QGemmPlan {
 
   // Packs every distinct B matrix into `packed` (packed_b_bytes()).
   void PackB(const Int8Operand& b, uint8_t* packed, pthreadpool_t pool) const;
-  // The same for a 4-bit B and a kS8U4Blocks kernel: `b` is the first matrix, and matrix (batch,
+  // The same for a 4-bit B and a 4-bit kernel: `b` is the first matrix, and matrix (batch,
   // channel) of B's MatrixGrid lies batch_stride and channel_stride nibbles on; zero_point as in
   // PackB4Block, with the block as its row (NULL for none).
   void PackB4(const Int4Matrix& b, uint64_t batch_stride, uint64_t channel_stride, const Int4Matrix* zero_point,

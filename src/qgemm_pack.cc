@@ -139,6 +139,36 @@ struct RowSum {
   uint32_t total = 0;
 };
 
+// Rows [0, mr_valid) of k contiguous bytes each, XOR flip, stored row_bytes apart (k rounded up to
+// the layout's groups; the padding is zeroed here), with sums as PackTileRowsContiguous's.
+void PackRowsInTurn(const uint8_t* a, uint64_t row_stride, size_t k, size_t row_bytes, size_t mr_valid, uint8_t flip,
+                    uint8_t sum_flip, uint8_t* tile, uint32_t* sums) {
+  const Bytes16 flip16 = Bytes16{} + flip, sum_flip16 = Bytes16{} + static_cast<uint8_t>(flip ^ sum_flip);
+  const size_t vector_k = k / 16 * 16;
+  for (size_t i = 0; i < mr_valid; ++i) {
+    const uint8_t* src = a + i * row_stride;
+    uint8_t* dst = tile + i * row_bytes;
+    RowSum s;
+    size_t kk = 0;
+    for (size_t until_fold = RowSum::kAddsPerFold; kk < vector_k; kk += 16) {
+      const Bytes16 v = Load16(src + kk) ^ flip16;
+      Store16(dst + kk, v);
+      s.Add(v ^ sum_flip16);
+      if (--until_fold == 0) {
+        s.Fold();
+        until_fold = RowSum::kAddsPerFold;
+      }
+    }
+    s.Fold();
+    for (; kk < k; ++kk) {
+      dst[kk] = static_cast<uint8_t>(src[kk] ^ flip);
+      s.total += static_cast<uint8_t>(src[kk] ^ sum_flip);
+    }
+    memset(dst + k, 0, row_bytes - k);
+    sums[i] = s.total;
+  }
+}
+
 template <size_t kr>
 void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, size_t mr, size_t mr_valid, uint8_t flip,
                             uint8_t sum_flip, uint8_t* tile, uint32_t* sums) {
@@ -296,14 +326,20 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
     // A one-row tile is the row itself in every layout, so it is copied 16 bytes at a time.
     const size_t kr = f.mr == 1 ? 16 : f.kr;
     const size_t full_groups = k / kr, tile_bytes = f.ATileBytes(k);
+    const bool block_rows = f.packing == QGemmPacking::kS8U4BlockRows;
     uint8_t* bytes = static_cast<uint8_t*>(tile);
-    if (mr_valid < f.mr) memset(bytes, 0, tile_bytes);
+    if (block_rows) memset(bytes + mr_valid * tile_bytes / f.mr, 0, tile_bytes - mr_valid * tile_bytes / f.mr);
+    else if (mr_valid < f.mr) memset(bytes, 0, tile_bytes);
     else memset(bytes + full_groups * f.mr * kr, 0, tile_bytes - full_groups * f.mr * kr);
     const int32_t shift = AShift(f.packing, a.is_signed);
     const bool s8_domain = shift < 0 || (shift == 0 && a.is_signed);
     const uint8_t flip = shift != 0 ? 0x80 : 0, sum_flip = static_cast<uint8_t>(flip ^ (s8_domain ? 0x80 : 0));
     uint32_t sums[kMaxKernelMr];
     const uint8_t* rows = a.data + m0 * a.row_stride + k0;
+    // Rows of the block one after another, each a copy of the row.
+    if (block_rows)
+      PackRowsInTurn(rows, a.row_stride, k, f.Groups(k) * f.kr, mr_valid, flip, sum_flip, bytes, sums);
+    else
     switch (kr) {
       case 4: PackTileRowsContiguous<4>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
       case 8: PackTileRowsContiguous<8>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
@@ -327,7 +363,11 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
       // A shifted into the layout's domain. With za' = za + shift and zb' = col_b:
       //   acc = dot - za' * colsum(B') + (k * za' - rowsum(A')) * zb'      (all mod 2^32)
       const int32_t shift = AShift(f.packing, a.is_signed);
-      const uint32_t sum = PackLineFor(f, f.kr, line, a.col_stride, k, a.is_signed, shift, tile, f.mr, i);
+      const uint32_t sum =
+          f.packing == QGemmPacking::kS8U4BlockRows
+              ? PackLineFor(f, f.kr, line, a.col_stride, k, a.is_signed, shift,
+                            static_cast<uint8_t*>(tile) + i * f.Groups(k) * f.kr, 1, 0)
+              : PackLineFor(f, f.kr, line, a.col_stride, k, a.is_signed, shift, tile, f.mr, i);
       ShiftedRowTerms(a_zero_point[i] + shift, k, sum, &row_a[i], &row_b[i]);
     }
   }

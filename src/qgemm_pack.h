@@ -28,7 +28,7 @@ struct PackFormat {
 
   static PackFormat Of(const QGemmKernel& kernel) { return {kernel.packing, kernel.mr, kernel.nr, kernel.kr}; }
   size_t ElementBytes() const { return packing == QGemmPacking::kInt16Pairs ? 2 : 1; }
-  bool Nibbles() const { return packing == QGemmPacking::kS8U4Blocks; }
+  bool Nibbles() const { return HoldsNibbles(packing); }
   // K values of one B column kept together: kr, except in the AMX layout (quads).
   uint32_t BLineKr() const { return packing == QGemmPacking::kU8S8Tiles ? 4 : kr; }
   size_t Groups(size_t k) const { return (k + kr - 1) / kr; }
@@ -37,6 +37,8 @@ struct PackFormat {
     return Nibbles() ? Groups(k) * nr * (kr / 2) + nr : nr * sizeof(int32_t) + Groups(k) * nr * kr * ElementBytes();
   }
   size_t ATileBytes(size_t k) const { return Groups(k) * mr * kr * ElementBytes(); }
+  // Bytes after each A tile (its last block's chunks) that its kernel may read (kS8U4BlockRows).
+  size_t ATileSlack() const { return packing == QGemmPacking::kS8U4BlockRows ? kATileSlack : 0; }
   // The panel's column sums (QGemmTileParams::col_a), and the data the micro-kernel reads.
   static const int32_t* PanelColumnSums(const uint8_t* panel) { return reinterpret_cast<const int32_t*>(panel); }
   const uint8_t* PanelData(const uint8_t* panel) const { return Nibbles() ? panel : panel + nr * sizeof(int32_t); }
@@ -77,11 +79,11 @@ void InPlaceRowTerms(const Int8Matrix& a, const int32_t* a_zero_point, size_t k,
 // What packing adds to each A or B value to bring it into the layout's domain.
 inline int32_t AShift(QGemmPacking packing, bool a_signed) {
   if (packing == QGemmPacking::kU8S8 || packing == QGemmPacking::kU8S8Tiles) return a_signed ? 128 : 0;
-  if (packing == QGemmPacking::kS8S8 || packing == QGemmPacking::kS8U4Blocks) return a_signed ? 0 : -128;
+  if (packing == QGemmPacking::kS8S8 || HoldsNibbles(packing)) return a_signed ? 0 : -128;
   return 0;
 }
 inline int32_t BShift(QGemmPacking packing, bool b_signed) {
-  if (packing == QGemmPacking::kS8U4Blocks) return b_signed ? 8 : 0;  // u = B + 8 for INT4
+  if (HoldsNibbles(packing)) return b_signed ? 8 : 0;  // u = B + 8 for INT4
   return packing != QGemmPacking::kInt16Pairs && !b_signed ? -128 : 0;
 }
 
@@ -91,7 +93,7 @@ inline int32_t ColumnTermB(QGemmPacking packing, bool b_signed, int32_t b_zero_p
   return b_zero_point + BShift(packing, b_signed);
 }
 inline bool UsesColumnSums(QGemmPacking packing) {
-  return packing != QGemmPacking::kInt16Pairs && packing != QGemmPacking::kS8U4Blocks;
+  return packing != QGemmPacking::kInt16Pairs && !HoldsNibbles(packing);
 }
 
 }  // namespace cpuml

@@ -125,12 +125,13 @@ TEST_P(MatMulInt4Test, ShapesAndThreads) {
 }
 
 // Scales per column, so K is one block however long: a column's sum of 4-bit values passes int16
-// (15 x 9000), and A's zero point makes the kernels use it.
+// (15 x 9000), and A's zero point makes the kernels use it; 40 rows reach the tile unit's kernel,
+// whose segments of 256 K values end in a partial one.
 TEST_P(MatMulInt4Test, LongKInOneBlock) {
   std::mt19937 rng(93);
   for (Data data : {Data::kExtremes, Data::kRandom})
-    for (uint32_t m : {1u, 3u}) {
-      QConfig c = RandomInt4(rng, m, 9000, 24);
+    for (uint32_t m : {1u, 3u, 40u}) {
+      QConfig c = RandomInt4(rng, m, 9000, 40);
       c.b_block = 0;
       c.nbits_layout = false;
       c.a_block_scales = false;

@@ -37,7 +37,8 @@ int32_t ADomainShift(QGemmPacking packing, bool a_signed) {
     case QGemmPacking::kU8S8:
     case QGemmPacking::kU8S8Tiles: return a_signed ? 128 : 0;
     case QGemmPacking::kS8S8:
-    case QGemmPacking::kS8U4Blocks: return a_signed ? 0 : -128;
+    case QGemmPacking::kS8U4Blocks:
+    case QGemmPacking::kS8U4BlockRows: return a_signed ? 0 : -128;
     case QGemmPacking::kInt16Pairs: break;
   }
   return 0;
@@ -55,8 +56,12 @@ struct Layout {
   size_t groups(size_t k) const { return (k + kr - 1) / kr; }
   size_t a_tile_bytes(size_t k) const { return groups(k) * mr * kr * element_bytes(); }
   size_t b_data_bytes(size_t k) const { return groups(k) * nr * kr * element_bytes(); }
-  // Element positions of A row i / B column j at K index kk (from the tile's or panel's first K).
-  size_t a_index(size_t i, size_t kk) const { return (kk / kr * mr + i) * kr + kk % kr; }
+  // Element positions of A row i / B column j at K index kk (from the tile's or panel's first K) of
+  // a tile or panel of k values.
+  size_t a_index(size_t i, size_t kk, size_t k) const {
+    if (packing == QGemmPacking::kS8U4BlockRows) return i * groups(k) * kr + kk;  // rows in turn
+    return (kk / kr * mr + i) * kr + kk % kr;
+  }
   size_t b_index(size_t j, size_t kk) const {
     if (packing == QGemmPacking::kU8S8Tiles) return (kk / 4 * nr + j) * 4 + kk % 4;
     return (kk / kr * nr + j) * kr + kk % kr;
@@ -146,7 +151,7 @@ ATile ExpectedATile(const Layout& l, const Matrix& a, const std::vector<int32_t>
     for (size_t kk = 0; kk < k; ++kk) {
       const int32_t x = a.At(m0 + i, k0 + kk);
       const int32_t v = l.packing == QGemmPacking::kInt16Pairs ? x - z : x + shift;
-      l.Store(t.tile.data(), l.a_index(i, kk), v);
+      l.Store(t.tile.data(), l.a_index(i, kk, k), v);
       sum += v;
     }
     if (l.packing == QGemmPacking::kInt16Pairs) {
@@ -303,6 +308,26 @@ TEST_P(QGemmPackTest, ATilesMatchTheLayout) {
           }
 }
 
+// The 4-bit kernels' A (their B has tests of its own, through the operators): kS8U4BlockRows, the
+// tile unit's, keeps each row's K values of a block together, rows one after another.
+TEST(QGemmPackBlockRows, ATilesMatchTheLayout) {
+  const PackFormat f{QGemmPacking::kS8U4BlockRows, 32, 32, 8};
+  const Layout l{f.packing, f.mr, f.nr, f.kr};
+  std::mt19937 rng(9);
+  for (const bool is_signed : {false, true})
+    for (const size_t k : KValues())
+      for (const size_t mr_valid : Valid(l.mr))
+        for (const size_t spacing : {1, 3}) {
+          const size_t k0 = k % 5, m0 = 2;
+          const Matrix a = MakeMatrix(m0 + mr_valid, k0 + k, is_signed, true, spacing, Fill::kRandom, rng);
+          const std::vector<int32_t> za = ZeroPoints(m0 + mr_valid, is_signed, Fill::kRandom, rng);
+          SCOPED_TRACE(testing::Message() << "k " << k << " rows " << mr_valid << " signed " << is_signed
+                                          << " column stride " << spacing);
+          ASSERT_NO_FATAL_FAILURE(
+              ExpectATile(PackA(f, l, a, za, k0, k, m0, mr_valid), ExpectedATile(l, a, za, k0, k, m0, mr_valid)));
+        }
+}
+
 TEST_P(QGemmPackTest, BPanelsMatchTheLayout) {
   const PackFormat f = PackFormat::Of(*GetParam().kernel);
   const Layout l = LayoutOf(*GetParam().kernel);
@@ -352,7 +377,7 @@ TEST_P(QGemmPackTest, PackedTermsGiveTheProduct) {
             for (size_t j = 0; j < nr_valid; ++j) {
               uint32_t dot = 0;
               for (size_t kk = 0; kk < k_padded; ++kk)
-                dot += static_cast<uint32_t>(l.LoadA(tile.tile.data(), l.a_index(i, kk)) *
+                dot += static_cast<uint32_t>(l.LoadA(tile.tile.data(), l.a_index(i, kk, k)) *
                                              l.LoadB(b_data, l.b_index(j, kk)));
               uint32_t column_sum;
               memcpy(&column_sum, panel.data() + j * sizeof(int32_t), sizeof column_sum);

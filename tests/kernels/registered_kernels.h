@@ -56,7 +56,7 @@ inline std::vector<RegisteredQGemmKernel> RegisteredQGemmKernels() {
       const cpuml::QGemmKernel* kernel = tier.kernels->qgemm[i];
       // The 4-bit kernels finish whole blockwise tiles: tests/matmul_int4_test.cc runs them on
       // every tier through the operator, against the reference.
-      if (kernel->packing == cpuml::QGemmPacking::kS8U4Blocks) continue;
+      if (cpuml::HoldsNibbles(kernel->packing)) continue;
       bool seen = false;
       for (const RegisteredQGemmKernel& k : all) seen |= k.kernel == kernel;
       if (seen) continue;
