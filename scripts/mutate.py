@@ -68,7 +68,7 @@ def native_tiers():
         tiers.add("avxvnni")
     if {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vnni"} <= flags:
         tiers.add("avx512vnni")
-        if {"amx_tile", "amx_int8"} <= flags:
+        if {"amx_tile", "amx_int8", "gfni"} <= flags:
             tiers.add("amx")
     return tiers
 

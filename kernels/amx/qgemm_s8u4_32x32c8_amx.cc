@@ -344,8 +344,8 @@ void qgemm_s8u4_32x32c8__amx(size_t mr, size_t nr, size_t, const void* a_packed,
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 static_assert(kSegmentGroups % 8 == 0, "a segment holds whole 64-K chunks");
 // From 16 rows up. Emerald Rapids device, 4096 x 4096, blocks 32 and 128, against the 8-row AVX-512
-// VNNI kernel: 16 rows 1.45-2.1x at one thread and 1.3-1.6x at sixteen; 8 rows 1.05-1.55x at
-// one thread but 0.87-1.0x at sixteen; 4 rows 0.7-1.1x and 0.7-0.75x.
+// VNNI kernel: 16 rows 1.45-2.06x at one thread and 1.15-1.56x at sixteen; 8 rows 1.06-1.56x at
+// one thread but 0.81-1.00x at sixteen; 4 rows 0.69-1.14x and 0.71-0.77x (docs/experiments.md).
 extern const QGemmKernel kQGemm_s8u4_32x32c8__amx;
 const QGemmKernel kQGemm_s8u4_32x32c8__amx = {
     "qgemm_s8u4_32x32c8__amx", kMr, kNr, kKr, QGemmPacking::kS8U4BlockRows, 16, UINT32_MAX, qgemm_s8u4_32x32c8__amx,
