@@ -24,23 +24,16 @@ if [ ! -d "$MODULES/node_modules/onnxruntime-node" ]; then
   # the CPU library is in the package itself.
   (cd "$MODULES" && npm install --no-save --ignore-scripts --no-audit --no-fund onnxruntime-node@1.30.0 > /dev/null)
 fi
-cmake -S "$ROOT" -B "$ROOT/build/bench" -DCMAKE_BUILD_TYPE=Release -DCPUML_BUILD_TESTS=OFF -DCPUML_BENCH_PEERS=ON > /dev/null
-cmake --build "$ROOT/build/bench" -j "$JOBS" --target cpuml_bench > /dev/null
-BENCH="$ROOT/build/bench/bench/cpuml_bench"
+BENCH=$(cpuml_bench_binary -DCPUML_BENCH_PEERS=ON)
 FILTER='^(dqmatmul|i2f|qgemm|model)/cpuml/'
-CORE=$(( $(nproc) - 1 ))
-rm -rf "$OUT"
-mkdir -p "$OUT"
-for round in $(seq 1 "$ROUNDS"); do
-  for threads in 1 "$JOBS"; do
-    pin=()
-    [ "$threads" = 1 ] && pin=(taskset -c "$CORE")
-    CPUML_BENCH_THREADS=$threads CPUML_BENCH_TIERS=dispatched "${pin[@]}" "$BENCH" --benchmark_filter="$FILTER" \
-      --benchmark_min_time=0.2 --benchmark_format=csv 2>/dev/null | grep -E '^"(qgemm|dqmatmul|i2f|model)' >> "$OUT/cpuml_$round.csv"
-    ORT_NODE_MODULES="$MODULES/node_modules" "${pin[@]}" node "$ROOT/bench/ort_node_peers.mjs" "$threads" \
-      >> "$OUT/peers_$round.txt"
-  done
-done
+round_step() {  # round, threads, pin...
+  local round=$1 threads=$2
+  shift 2
+  CPUML_BENCH_THREADS=$threads CPUML_BENCH_TIERS=dispatched "$@" "$BENCH" --benchmark_filter="$FILTER" \
+    --benchmark_min_time=0.2 --benchmark_format=csv 2>/dev/null | grep -E '^"(qgemm|dqmatmul|i2f|model)' >> "$OUT/cpuml_$round.csv"
+  ORT_NODE_MODULES="$MODULES/node_modules" "$@" node "$ROOT/bench/ort_node_peers.mjs" "$threads" >> "$OUT/peers_$round.txt"
+}
+interleaved_rounds "$OUT" "$ROUNDS" round_step
 echo "cpuml $(git -C "$ROOT" rev-parse --short HEAD) against onnxruntime-node 1.30.0 on $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs; $ROUNDS rounds"
 grep -h exactness "$OUT/peers_1.txt" | sort -u
 python3 "$ROOT/scripts/interleaved_summary.py" "$OUT" "$ROUNDS"
