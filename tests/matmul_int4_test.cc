@@ -124,6 +124,30 @@ TEST_P(MatMulInt4Test, ShapesAndThreads) {
   }
 }
 
+// The tile-unit kernel's paths, from 16 rows (the others' too): zero points all 8 (INT4 without
+// zero points, unpacked by one affine transform) and per column (UINT4, masked and subtracted),
+// each with and without A's zero point (column sums), K not whole groups (the last group's
+// padding), a short last block, and M and N with tails.
+TEST_P(MatMulInt4Test, ZeroPointsAndColumnSumsAtSixteenRowsAndMore) {
+  std::mt19937 rng(94);
+  for (const bool int4 : {true, false})
+    for (const bool a_zero_point : {false, true})
+      for (const uint32_t k : {100u, 260u}) {
+        QConfig c = RandomInt4(rng, 40, k, 37);
+        c.b_type = int4 ? kS4 : kU4;
+        c.b_block = 32;
+        c.b_zero = int4 ? Quant::kAbsent : Quant::kPerChannel;
+        c.nbits_layout = false;
+        c.a_type = a_zero_point ? kU8 : kS8;
+        c.a_zero = a_zero_point ? Quant::kPerTensor : Quant::kAbsent;
+        c.a_block_scales = !a_zero_point;
+        c.data = Data::kRandom;
+        SCOPED_TRACE(Describe(c));
+        ExpectReferenceBytes(c);
+        if (HasFatalFailure()) return;
+      }
+}
+
 // Scales per column, so K is one block however long: a column's sum of 4-bit values passes int16
 // (15 x 9000), and A's zero point makes the kernels use it; 40 rows reach the tile unit's kernel,
 // whose segments of 256 K values end in a partial one.
