@@ -69,6 +69,8 @@ model() {  # title, cores, entries...
   # (a mask and a shift per 16 bytes) and, for A with a zero point, the column sums' byte adds.
   model "Dot product on 4-bit B (sdot on unpacked nibbles; the loop that does the most MACs)" \
     cortex-a55,cortex-a510,neoverse-n1,neoverse-n2,neoverse-v1 \
+    "cpuml qgemm_s8u4_8x16c8__neondot, 8 rows, symmetric A=$O/neondot_s8u4.o@Tile<8ul, 8ul, false>" \
+    "cpuml qgemm_s8u4_8x16c8__neondot, 8 rows, A zero point=$O/neondot_s8u4.o@Tile<8ul, 8ul, true>" \
     "cpuml qgemm_s8u4_4x16c8__neondot, 4 rows, symmetric A=$O/neondot_s8u4.o@Tile<4ul, 4ul, false>" \
     "cpuml qgemm_s8u4_4x16c8__neondot, 4 rows, A zero point=$O/neondot_s8u4.o@Tile<4ul, 4ul, true>" \
     "cpuml qgemm_s8u4_1x16c8__neondot, 1 row=$O/neondot_s8u4.o@qgemm_s8u4_1x16c8__neondot("

@@ -10,11 +10,12 @@ namespace neon_dotprod {
 
 extern const QGemmKernel kQGemm_s8u4_1x16c8__neondot;
 extern const QGemmKernel kQGemm_s8u4_4x16c8__neondot;
+extern const QGemmKernel kQGemm_s8u4_8x16c8__neondot;
 extern const QGemmKernel kQGemm_s8s8_8x8c4__neondot;
 
 // Fills gain nothing from this tier's instructions: the NEON baseline's serve. The 4-bit kernels
 // serve only a 4-bit B (SelectQGemmKernel).
-CPUML_TIER_TABLE(nullptr, nullptr, &kQGemm_s8u4_1x16c8__neondot, &kQGemm_s8u4_4x16c8__neondot, &kQGemm_s8s8_8x8c4__neondot);
+CPUML_TIER_TABLE(nullptr, nullptr, &kQGemm_s8u4_1x16c8__neondot, &kQGemm_s8u4_8x16c8__neondot, &kQGemm_s8u4_4x16c8__neondot, &kQGemm_s8s8_8x8c4__neondot);
 
 }  // namespace neon_dotprod
 }  // namespace cpuml
