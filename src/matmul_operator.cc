@@ -219,11 +219,14 @@ class MatMulOperator final : public cpuml_operator {
   }
 
   // A plan and where one execute's scratch regions lie for it (byte offsets, 64-byte aligned).
+  // `sliced` runs it instead where its whole-matrix workspaces would be too large; its
+  // workspace then starts at packed_a.
   struct Planned {
     QGemmPlan plan;
     struct {
       size_t quantization = 0, packed_a = 0, row_terms = 0, packed_b = 0, total = 0;
     } scratch;
+    std::unique_ptr<QGemmSlicedPlan> sliced;
   };
 
   // Blockwise B scales make K's chunks the blocks: each block's sum comes back exact, and the
@@ -232,7 +235,8 @@ class MatMulOperator final : public cpuml_operator {
     return {QGemmPlan(kernel, d_.t[kOut].sizes[0], d_.t[kOut].sizes[1], d_.t[kOut].sizes[2], d_.t[kOut].sizes[3],
                       d_.t[kA].sizes[3], DistinctMatrices(d_.t[kA]), DistinctMatrices(d_.t[kB]),
                       d_.b_block ? d_.b_block : QGemmPlan::kMaxExactK),
-            {}};
+            {},
+            nullptr};
   }
   size_t ScaleBlocks() const { return d_.b_block ? d_.t[kBScale].sizes[2] : 0; }
   // Owned blockwise B scales are decoded at initialize (O(blocks x N), a cost of the weights, not of
@@ -252,6 +256,23 @@ class MatMulOperator final : public cpuml_operator {
     const QGemmPlan& plan = p->plan;
     p->scratch.quantization =
         take(QGemmQuantization::Bytes(plan.padded_m(), plan.padded_n(), ScratchScaleBlocks(), AScaleBlocks()));
+    const bool packs_b = !d_.t[kB].owned;
+    // Each size is at most 2^62 (CheckLimits), so the sums cannot wrap.
+    const uint64_t whole = uint64_t{plan.packed_a_bytes()} + plan.row_terms_bytes() + (packs_b ? plan.packed_b_bytes() : 0);
+    const uint64_t a_matrices = DistinctMatrices(d_.t[kA]).Count(), b_matrices = DistinctMatrices(d_.t[kB]).Count();
+    const uint64_t per_matrix = plan.packed_a_bytes() / a_matrices + (packs_b ? plan.packed_b_bytes() / b_matrices : 0);
+    // Sliced where one matrix's workspaces are large (many small batches are faster whole, and
+    // their workspaces are about their inputs' size). Blockwise scales and 4-bit B join their K
+    // blocks in float inside a tile: never sliced.
+    if (whole > QGemmSlicedPlan::kWholeWorkspaceBytes && per_matrix > 2 * QGemmSlicedPlan::kSliceBytes &&
+        !d_.b_block && !d_.t[kB].nibbles) {
+      const Tensor& o = d_.t[kOut];
+      p->sliced.reset(new QGemmSlicedPlan(plan, o.sizes[0], o.sizes[1], o.sizes[2], o.sizes[3], d_.t[kA].sizes[3],
+                                          DistinctMatrices(d_.t[kA]), DistinctMatrices(d_.t[kB])));
+      p->scratch.packed_a = take(p->sliced->WorkspaceBytes(packs_b));
+      p->scratch.total = offset;
+      return;
+    }
     p->scratch.packed_a = take(plan.packed_a_bytes());
     p->scratch.row_terms = take(plan.row_terms_bytes());
     p->scratch.packed_b = d_.t[kB].owned ? 0 : take(plan.packed_b_bytes());
@@ -510,17 +531,23 @@ cpuml_status MatMulOperator::Run(const uint8_t* const* data, uint8_t* output, ui
     q.block_b_scale_by_panel = plan.format().Nibbles();
   }
   if (cpuml_status s = Decode(plan, data, &q)) return s;
+  const Tensor& o = d_.t[kOut];
+  const uint64_t e = o.element_size;  // strides * e <= reach_bytes, checked at create
+  const QGemmOutput out{output,           d_.spec->stage,   o.type == CPUML_TENSOR_DATA_TYPE_INT8,
+                        o.strides[0] * e, o.strides[1] * e, o.strides[2] * e,
+                        o.strides[3] * e, false};
+  if (active_->sliced) {
+    const bool owned = d_.t[kB].owned;
+    active_->sliced->Run(Operand(d_.t[kA], data[kA]), owned ? Int8Operand{} : Operand(d_.t[kB], data[kB]),
+                         owned ? packed_b_.get() : nullptr, q, out, scratch + regions.packed_a, pool);
+    return CPUML_STATUS_SUCCESS;
+  }
   // B: prepacked at initialize, or packed now into this call's scratch.
   const uint8_t* packed_b = packed_b_.get();
   if (!d_.t[kB].owned) {
     plan.PackB(Operand(d_.t[kB], data[kB]), scratch + regions.packed_b, pool);
     packed_b = scratch + regions.packed_b;
   }
-  const Tensor& o = d_.t[kOut];
-  const uint64_t e = o.element_size;  // strides * e <= reach_bytes, checked at create
-  const QGemmOutput out{output,         d_.spec->stage,  o.type == CPUML_TENSOR_DATA_TYPE_INT8,
-                        o.strides[0] * e, o.strides[1] * e, o.strides[2] * e,
-                        o.strides[3] * e};
   plan.Run(Operand(d_.t[kA], data[kA]), packed_b, q, out, scratch + regions.packed_a, scratch + regions.row_terms,
            pool);
   return CPUML_STATUS_SUCCESS;

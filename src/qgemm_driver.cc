@@ -118,8 +118,35 @@ void BlockwiseFloatTile(size_t chunks, const QGemmQuantization& q, size_t padded
 
 }  // namespace
 
+void FinishWideTile(const QGemmOutput& out, const QGemmQuantization& q, const int64_t* acc, size_t acc_stride,
+                    size_t m0, size_t n0, size_t mr, size_t nr, uint8_t* out_tile) {
+  if (out.stage != QGemmStage::kRequantize8) {
+    FinishTile(out.stage, q, acc, acc_stride, m0, n0, mr, nr, out_tile, out.row_stride, out.col_stride);
+    return;
+  }
+  for (size_t i = 0; i < mr; ++i)
+    for (size_t j = 0; j < nr; ++j) {
+      const float multiplier =
+          q.multiplier ? q.multiplier[n0 + j] : (q.a_scale[m0 + i] * q.b_scale[n0 + j]) / q.out_scale[m0 + i];
+      out_tile[i * out.row_stride + j * out.col_stride] =
+          RequantizeWide(acc[i * acc_stride + j], multiplier, q.out_min[m0 + i], q.out_max[m0 + i], q.out_zero_point[m0 + i]);
+    }
+}
+
 size_t QGemmQuantization::Bytes(size_t padded_m, size_t padded_n, size_t b_blocks, size_t a_blocks) {
   return (6 + a_blocks) * Align64(padded_m * 4) + (5 + b_blocks) * Align64(padded_n * 4);
+}
+
+QGemmQuantization QGemmQuantization::From(size_t m0, size_t n0) const {
+  QGemmQuantization q = *this;
+  for (float** row : {&q.a_scale, &q.out_scale, &q.out_min, &q.out_max}) *row += m0;
+  for (int32_t** row : {&q.a_zero_point, &q.out_zero_point}) *row += m0;
+  q.b_scale += n0;
+  if (q.multiplier) q.multiplier += n0;
+  if (q.bias) q.bias += n0;
+  q.col_b += n0;
+  q.b_zero_point += n0;
+  return q;
 }
 
 QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t padded_n, size_t b_blocks,
@@ -263,6 +290,7 @@ struct QGemmPlan::RunJob {
   uint8_t* packed_a;   // [a matrix][m tile] tiles of a_tile_stride bytes
   int32_t* row_terms;  // [a matrix][chunk][row a / row b][padded M]
   size_t m_tiles_per_block, panels_per_block;
+  size_t b_panel_stride;  // QGemmPlan::Run's b_panel_stride, or the plan's
   // Each task packs its own row block's A just before multiplying it (no other task reads that
   // block): the packed tiles are still in L2 when the tile loop reads them, and packing all of A
   // up front no longer evicts B's panels. Otherwise a separate pass packs all of A first.
@@ -342,9 +370,10 @@ struct QGemmPlan::RunJob {
     const Int8Matrix am = a->Matrix(a_matrix);  // read in place (a_in_place)
     uint8_t* out_base = out->data + bi * out->batch_stride + ci * out->channel_stride;
     const bool requantizes = out->stage == QGemmStage::kRequantize8;
+    const bool sums_out = out->stage == QGemmStage::kSum64;
     const size_t element_bytes = requantizes ? 1 : 4;
     const bool unit_columns = out->col_stride == element_bytes;
-    const bool exact_in_int32 = p.chunks_.size() == 1;
+    const bool exact_in_int32 = p.chunks_.size() == 1 && !sums_out;
     const bool column_sums = UsesColumnSums(f.packing);
     const size_t tile_end = std::min(p.m_tiles_, (m_block + 1) * m_tiles_per_block);
     const size_t panel_end = std::min(p.panels_, (n_block + 1) * panels_per_block);
@@ -373,14 +402,14 @@ struct QGemmPlan::RunJob {
       *bytes = 0;
       if (!exact_in_int32 || panel >= panel_end || g0 >= groups) return nullptr;
       *bytes = f.nr * std::min(block, groups - g0) * group_bytes;
-      return f.PanelData(packed_b + (b_matrix * p.panels_ + panel) * p.b_panel_stride_ + p.chunks_[0].b_offset) +
+      return f.PanelData(packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride + p.chunks_[0].b_offset) +
              g0 * f.nr * group_bytes;
     };
     if (kernel.enter) kernel.enter(kernel_state);
     for (size_t panel = panel_begin; panel < panel_end; ++panel) {
       const size_t n0 = panel * f.nr;
       const size_t nr = std::min<size_t>(f.nr, p.n_ - n0);
-      const uint8_t* b_panel = packed_b + (b_matrix * p.panels_ + panel) * p.b_panel_stride_;
+      const uint8_t* b_panel = packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride;
       for (size_t g0 = 0; g0 < groups; g0 += block) {
       size_t next_bytes;
       const uint8_t* next =
@@ -400,7 +429,7 @@ struct QGemmPlan::RunJob {
         params.out_zero_point = q->out_zero_point + m0;
         params.b_scale = q->b_scale + n0;
         params.multiplier = q->multiplier ? q->multiplier + n0 : nullptr;
-        params.stage = static_cast<uint8_t>(out->stage);
+        params.stage = static_cast<uint8_t>(sums_out ? QGemmStage::kInt32 : out->stage);
         params.bias = q->bias ? q->bias + n0 : nullptr;
         params.col_b = q->use_col_b ? q->col_b + n0 : nullptr;
         params.out_signed = out->is_signed;
@@ -481,18 +510,14 @@ struct QGemmPlan::RunJob {
           for (size_t i = 0; i < mr; ++i)
             for (size_t j = 0; j < nr; ++j) acc64[i * f.nr + j] += acc32[i * f.nr + j];
         }
-        if (!requantizes) {
-          FinishTile(out->stage, *q, acc64, f.nr, m0, n0, mr, nr, out_tile, out->row_stride, out->col_stride);
+        if (sums_out) {
+          for (size_t i = 0; i < mr; ++i) {
+            int64_t* sums = reinterpret_cast<int64_t*>(out_tile + i * out->row_stride);
+            for (size_t j = 0; j < nr; ++j) sums[j] = out->first_slice ? acc64[i * f.nr + j] : sums[j] + acc64[i * f.nr + j];
+          }
           continue;
         }
-        for (size_t i = 0; i < mr; ++i)
-          for (size_t j = 0; j < nr; ++j) {
-            const float multiplier = params.multiplier
-                                         ? params.multiplier[j]
-                                         : (params.a_scale[i] * params.b_scale[j]) / params.out_scale[i];
-            out_tile[i * out->row_stride + j * out->col_stride] = RequantizeWide(
-                acc64[i * f.nr + j], multiplier, params.out_min[i], params.out_max[i], params.out_zero_point[i]);
-          }
+        FinishWideTile(*out, *q, acc64, f.nr, m0, n0, mr, nr, out_tile);
       }
       }
     }
@@ -533,8 +558,9 @@ bool QGemmPlan::ReadsAInPlace(const Int8Operand& a, bool pack_in_block, size_t t
 }
 
 void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQuantization& q, const QGemmOutput& out,
-                    uint8_t* packed_a, uint8_t* row_terms, pthreadpool_t pool) const {
-  RunJob job{this, &a, packed_b, &q, &out, packed_a, reinterpret_cast<int32_t*>(row_terms), 0, 0, false, false};
+                    uint8_t* packed_a, uint8_t* row_terms, pthreadpool_t pool, size_t b_panel_stride) const {
+  RunJob job{this,  &a,    packed_b, &q, &out, packed_a, reinterpret_cast<int32_t*>(row_terms), 0, 0,
+             b_panel_stride ? b_panel_stride : b_panel_stride_, false, false};
 
   // Blocks: rows sized so their packed A stays in L2; columns split until every thread has
   // several blocks (M = 1 still spreads over N).
@@ -559,7 +585,7 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   // With one column block, each row block of each A matrix belongs to one task; batches that share
   // an A matrix (broadcast A) would each pack it, so they keep the separate pass.
   job.pack_in_block = n_blocks == 1 && a_grid_.Count() == batch_count;
-  job.a_in_place = ReadsAInPlace(a, job.pack_in_block, threads);
+  job.a_in_place = out.stage != QGemmStage::kSum64 && ReadsAInPlace(a, job.pack_in_block, threads);
   if (job.a_in_place) {
     // Row sums only where a column term reads them (a u8 B, or B zero points): then a pass over
     // A's rows shared by the threads; otherwise the terms are a few stores per row.
@@ -584,6 +610,96 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
         static_cast<const RunJob*>(context)->RunBlock(batch, m_block, n_block);
       },
       &job, batch_count, m_blocks, (panels_ + job.panels_per_block - 1) / job.panels_per_block, 0);
+}
+
+QGemmSlicedPlan::QGemmSlicedPlan(const QGemmPlan& whole, size_t batches, size_t channels, size_t m, size_t n,
+                                 size_t k, MatrixGrid a_grid, MatrixGrid b_grid)
+    : whole_panels_((n + whole.format().nr - 1) / whole.format().nr),
+      whole_panel_stride_(whole.b_panel_stride()),
+      whole_chunk_bytes_(whole.chunk_count() > 1 ? whole.b_chunk_offset(1) : 0),
+      batches_(batches),
+      channels_(channels),
+      m_(m),
+      n_(n),
+      k_(k),
+      a_grid_(a_grid),
+      b_grid_(b_grid) {
+  const PackFormat& f = whole.format();
+  // K slices are whole exact chunks, so every slice's sums are those of the whole plan's chunks.
+  slice_k_ = std::min(k, QGemmPlan::kMaxExactK);
+  const size_t a_tile_bytes = f.ATileBytes(slice_k_), b_panel_bytes = f.BPanelBytes(slice_k_);
+  slice_m_ = std::min(m, std::max<size_t>(1, kSliceBytes / a_tile_bytes) * f.mr);
+  slice_n_ = std::min(n, std::max<size_t>(1, kSliceBytes / b_panel_bytes) * f.nr);
+  auto tail = [](size_t size, size_t slice) { return size % slice ? size % slice : slice; };
+  for (size_t i = 0; i < 8; ++i)
+    plans_.emplace_back(whole.kernel(), 1, 1, i & 4 ? tail(m, slice_m_) : slice_m_, i & 2 ? tail(n, slice_n_) : slice_n_,
+                        i & 1 ? tail(k, slice_k_) : slice_k_, MatrixGrid{}, MatrixGrid{}, QGemmPlan::kMaxExactK);
+  size_t packed_a = 0, row_terms = 0, packed_b = 0;
+  for (const QGemmPlan& plan : plans_) {
+    packed_a = std::max(packed_a, plan.packed_a_bytes());
+    row_terms = std::max(row_terms, plan.row_terms_bytes());
+    packed_b = std::max(packed_b, plan.packed_b_bytes());
+  }
+  const size_t sums = k_ > slice_k_ ? slice_m_ * slice_n_ * sizeof(int64_t) : 0;
+  packed_a_ = 0;
+  row_terms_ = packed_a_ + Align64(packed_a);
+  sums_ = row_terms_ + Align64(row_terms);
+  packed_b_ = sums_ + Align64(sums);
+  packed_b_bytes_ = Align64(packed_b);
+}
+
+uint64_t QGemmSlicedPlan::WorkspaceBytes(bool packs_b) const { return packed_b_ + (packs_b ? packed_b_bytes_ : 0); }
+
+void QGemmSlicedPlan::Run(const Int8Operand& a, const Int8Operand& b, const uint8_t* prepacked_b,
+                          const QGemmQuantization& q, const QGemmOutput& out, uint8_t* workspace,
+                          pthreadpool_t pool) const {
+  const bool k_sliced = k_ > slice_k_;
+  int64_t* sums = reinterpret_cast<int64_t*>(workspace + sums_);
+  const size_t nr = plans_[0].format().nr;
+  for (size_t batch = 0; batch < batches_ * channels_; ++batch) {
+    const size_t bi = batch / channels_, ci = batch % channels_;
+    const size_t a_matrix = a_grid_.Index(bi, ci), b_matrix = b_grid_.Index(bi, ci);
+    const Int8Matrix am = a.Matrix(a_matrix);
+    uint8_t* out_matrix = out.data + bi * out.batch_stride + ci * out.channel_stride;
+    for (size_t m0 = 0; m0 < m_; m0 += slice_m_) {
+      const size_t rows = std::min(slice_m_, m_ - m0);
+      for (size_t n0 = 0; n0 < n_; n0 += slice_n_) {
+        const size_t columns = std::min(slice_n_, n_ - n0);
+        const QGemmQuantization qs = q.From(m0, n0);
+        uint8_t* out_block = out_matrix + m0 * out.row_stride + n0 * out.col_stride;
+        for (size_t k0 = 0; k0 < k_; k0 += slice_k_) {
+          const QGemmPlan& plan = Slice(rows != slice_m_, columns != slice_n_, k_ - k0 < slice_k_);
+          const Int8Operand a_slice{am.data + m0 * am.row_stride + k0 * am.col_stride, am.is_signed, 0, 0,
+                                    am.row_stride, am.col_stride, MatrixGrid{}};
+          const uint8_t* packed_b;
+          size_t panel_stride = 0;
+          if (prepacked_b) {
+            packed_b = prepacked_b + (b_matrix * whole_panels_ + n0 / nr) * whole_panel_stride_ +
+                       k0 / QGemmPlan::kMaxExactK * whole_chunk_bytes_;
+            panel_stride = whole_panel_stride_;
+          } else {
+            const Int8Matrix bm = b.Matrix(b_matrix);
+            const Int8Operand b_slice{bm.data + k0 * bm.row_stride + n0 * bm.col_stride, bm.is_signed, 0, 0,
+                                      bm.row_stride, bm.col_stride, MatrixGrid{}};
+            plan.PackB(b_slice, workspace + packed_b_, pool);
+            packed_b = workspace + packed_b_;
+          }
+          QGemmOutput slice_out = out;
+          slice_out.data = out_block;
+          if (k_sliced)
+            slice_out = {reinterpret_cast<uint8_t*>(sums), QGemmStage::kSum64, false, 0, 0,
+                         slice_n_ * sizeof(int64_t), sizeof(int64_t), k0 == 0};
+          plan.Run(a_slice, packed_b, qs, slice_out, workspace + packed_a_, workspace + row_terms_, pool,
+                   panel_stride);
+        }
+        if (!k_sliced) continue;
+        for (size_t i = 0; i < rows; ++i)
+          for (size_t j = 0; j < columns; j += kMaxKernelNr)
+            FinishWideTile(out, qs, sums + i * slice_n_ + j, slice_n_, i, j, 1, std::min<size_t>(kMaxKernelNr, columns - j),
+                           out_block + i * out.row_stride + j * out.col_stride);
+      }
+    }
+  }
 }
 
 }  // namespace cpuml

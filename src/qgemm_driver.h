@@ -46,6 +46,9 @@ enum class QGemmStage : uint8_t {
   kRequantize8 = kStageRequantize8,  // QUANTIZED_LINEAR_MATRIX_MULTIPLY: to 8 bits
   kInt32 = kStageInt32,              // MATRIX_MULTIPLY_INTEGER: the sum modulo 2^32
   kFloat32 = kStageFloat32,          // MATRIX_MULTIPLY_INTEGER_TO_FLOAT: float(sum) * (AScale * BScale) [+ Bias]
+  // Not an operator's: one K slice of a sliced execute (QGemmSlicedPlan) adds its exact sums into
+  // int64 `data` (QGemmOutput::first_slice: stores them), to be finished after the last slice.
+  kSum64 = 0xFF,
 };
 
 // Everything an execute decodes from the scale and zero-point tensors, in that execute's
@@ -76,6 +79,8 @@ struct QGemmQuantization {
   // Points the arrays into `memory` (Bytes() of it, 64-byte aligned); multiplier stays NULL, and
   // block_b_scale and block_a_scale too where their counts are 0.
   static QGemmQuantization In(uint8_t* memory, size_t padded_m, size_t padded_n, size_t b_blocks, size_t a_blocks);
+  // The same arrays indexed from row m0 and column n0 (not for blockwise scales).
+  QGemmQuantization From(size_t m0, size_t n0) const;
   float* multiplier_memory;  // where multiplier points when it is used
   float* bias_memory;        // where bias points when it is used
 };
@@ -85,7 +90,14 @@ struct QGemmOutput {
   QGemmStage stage;
   bool is_signed;  // kRequantize8: INT8, else UINT8
   uint64_t batch_stride, channel_stride, row_stride, col_stride;  // bytes
+  bool first_slice;  // kSum64: the first K slice, which stores its sums rather than adding them
 };
+
+// The stages of an output tile from int64 sums (K longer than one exact chunk): the formulas of
+// docs/semantics.md, as FinishTile and RequantizeWide compute them. acc has row stride acc_stride;
+// the per-row and per-column arrays of `q` are indexed from (m0, n0).
+void FinishWideTile(const QGemmOutput& out, const QGemmQuantization& q, const int64_t* acc, size_t acc_stride,
+                    size_t m0, size_t n0, size_t mr, size_t nr, uint8_t* out_tile);
 
 class QGemmPlan {
  public:
@@ -107,6 +119,9 @@ class QGemmPlan {
   size_t packed_b_bytes() const { return b_grid_.Count() * panels_ * b_panel_stride_; }
   size_t packed_a_bytes() const { return a_grid_.Count() * m_tiles_ * a_tile_stride_; }
   size_t row_terms_bytes() const { return a_grid_.Count() * chunks_.size() * 2 * padded_m() * sizeof(int32_t); }
+  // Bytes from one packed B panel to the next, and from a panel's start to chunk `c`'s data.
+  size_t b_panel_stride() const { return b_panel_stride_; }
+  size_t b_chunk_offset(size_t c) const { return chunks_[c].b_offset; }
 
   // Packs every distinct B matrix into `packed` (packed_b_bytes()).
   void PackB(const Int8Operand& b, uint8_t* packed, pthreadpool_t pool) const;
@@ -117,8 +132,10 @@ class QGemmPlan {
               uint8_t* packed, pthreadpool_t pool) const;
   // Packs A into the workspaces and runs every tile. `packed_a` and `row_terms` hold
   // packed_a_bytes() and row_terms_bytes(); the bytes written do not depend on the pool.
+  // `b_panel_stride` (0: b_panel_stride()) lets the panels lie further apart, as in the packed B of
+  // a larger plan whose chunks start with this plan's.
   void Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQuantization& q, const QGemmOutput& out,
-           uint8_t* packed_a, uint8_t* row_terms, pthreadpool_t pool) const;
+           uint8_t* packed_a, uint8_t* row_terms, pthreadpool_t pool, size_t b_panel_stride = 0) const;
 
  private:
   struct Chunk {
@@ -152,6 +169,43 @@ class QGemmPlan {
   MatrixGrid a_grid_, b_grid_;
   std::vector<Chunk> chunks_;
   size_t panels_, m_tiles_, b_panel_stride_ = 0, a_tile_stride_ = 0;
+};
+
+// A problem whose whole-matrix workspaces (all of packed A, and of an unowned B packed per
+// execute) would pass kWholeWorkspaceBytes runs in slices: per output matrix, blocks of rows and
+// columns, each over K in slices of whole exact chunks. A, and an unowned B, are packed one slice
+// at a time, and the slices' exact sums meet in int64, so the scratch depends on the slice sizes
+// alone (no K x N or M x K term) and the bytes are those of the whole plan. Not for blockwise B
+// scales or 4-bit B, whose K blocks are joined in float inside the tile.
+class QGemmSlicedPlan {
+ public:
+  static constexpr uint64_t kWholeWorkspaceBytes = uint64_t{64} << 20;
+  // Packed A and packed B slices each aim at about this many bytes.
+  static constexpr uint64_t kSliceBytes = uint64_t{8} << 20;
+
+  // `whole` is the plan of the entire problem: a B packed at initialize has its layout.
+  QGemmSlicedPlan(const QGemmPlan& whole, size_t batches, size_t channels, size_t m, size_t n, size_t k,
+                  MatrixGrid a_grid, MatrixGrid b_grid);
+
+  // Scratch after the quantization arrays: packed A and row terms of one slice, packed B of one
+  // slice (when B is packed per execute), and the int64 sums of one block of outputs.
+  uint64_t WorkspaceBytes(bool packs_b) const;
+  // As QGemmPlan::Run: `b` is read when prepacked_b is NULL, else prepacked_b is `whole`'s packing.
+  void Run(const Int8Operand& a, const Int8Operand& b, const uint8_t* prepacked_b, const QGemmQuantization& q,
+           const QGemmOutput& out, uint8_t* workspace, pthreadpool_t pool) const;
+
+ private:
+  const QGemmPlan& Slice(bool m_tail, bool n_tail, bool k_tail) const {
+    return plans_[(m_tail ? 4 : 0) + (n_tail ? 2 : 0) + (k_tail ? 1 : 0)];
+  }
+
+  size_t whole_panels_, whole_panel_stride_, whole_chunk_bytes_;  // whole's packed B
+  size_t batches_, channels_, m_, n_, k_;
+  MatrixGrid a_grid_, b_grid_;
+  size_t slice_m_, slice_n_, slice_k_;
+  std::vector<QGemmPlan> plans_;  // [rows: whole slice, tail][columns: ...][K: ...]
+  size_t packed_a_, row_terms_, sums_, packed_b_;  // workspace offsets (64-byte aligned)
+  size_t packed_b_bytes_;
 };
 
 }  // namespace cpuml

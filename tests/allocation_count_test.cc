@@ -90,6 +90,47 @@ struct Scratch {
   void* data;
 };
 
+// Creates and initializes `c`, then executes it twice with scratch of the reported size, the
+// first being the operator's first execute: neither allocates, and both give the reference's bytes.
+// `sliced`: the whole-matrix workspaces pass 64 MiB, so a B bound per call is packed a slice at a
+// time into a scratch smaller than its K x N bytes.
+void ExpectExecutesAllocateNothing(const QConfig& c, bool sliced, pthreadpool_t pool) {
+  QProblem problem(c);
+  OperatorPtr op;
+  ASSERT_EQ(problem.CreateInitialized(&op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+  CPUML_BINDING_PROPERTIES properties{};
+  ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
+  const uint64_t b_bytes = uint64_t{c.k} * c.n;
+  if (c.b_owned) {
+    EXPECT_GE(properties.PersistentResourceSize, b_bytes);
+  } else {
+    // B bound per call is packed into the scratch: whole, or a slice of it.
+    if (sliced)
+      EXPECT_LT(properties.TemporaryResourceSize, b_bytes);
+    else
+      EXPECT_GE(properties.TemporaryResourceSize, b_bytes);
+    EXPECT_EQ(properties.PersistentResourceSize, 0u);
+  }
+  Scratch scratch(properties.TemporaryResourceSize);
+  const CPUML_BUFFER_BINDING scratch_binding = scratch.Binding();
+  const auto exec = problem.Inputs(true);
+  const uint32_t input_count = static_cast<uint32_t>(exec.size());
+  ASSERT_EQ(input_count, c.op == MatMulOp::kQuantizedLinear ? 8u : c.op == MatMulOp::kInteger ? 4u : 7u);
+  const CPUML_BUFFER_BINDING out = problem.buffer(QProblem::kOut).Binding();
+  const std::vector<uint8_t> original = problem.buffer(QProblem::kOut).Bytes();
+  const std::vector<uint8_t> expected = problem.Expected();
+  for (int call = 0; call < 2; ++call) {
+    memcpy(problem.buffer(QProblem::kOut).data(), original.data(), original.size());
+    cpuml_status status = CPUML_STATUS_INVALID_STATE;
+    const long made = AllocationsOf([&] {
+      status = cpuml_execute_operator_with_scratch(op.get(), exec.data(), input_count, &out, 1, &scratch_binding, pool);
+    });
+    ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+    EXPECT_EQ(made, 0) << "execute " << call << " with caller scratch allocated";
+    EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected);
+  }
+}
+
 // Every operator of the matrix-multiplication family (one front end): QUANTIZED_LINEAR with
 // per-column B quantization; MATRIX_MULTIPLY_INTEGER and MATRIX_MULTIPLY_INTEGER_TO_FLOAT with
 // per-row A scale and zero point, per-column B scale, zero point and bias as well.
@@ -115,39 +156,22 @@ TEST_P(ScratchTest, MatMulExecutesAllocateNothing) {
           c.bias = Quant::kPerChannel;
           c.signed_scales = true;
         }
-        QProblem problem(c);
-        OperatorPtr op;
-        ASSERT_EQ(problem.CreateInitialized(&op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
-        CPUML_BINDING_PROPERTIES properties{};
-        ASSERT_EQ(cpuml_get_binding_properties(op.get(), &properties), CPUML_STATUS_SUCCESS);
-        // B bound per call is packed into the scratch: at least its K x N bytes.
-        if (b_owned) {
-          EXPECT_GE(properties.PersistentResourceSize, uint64_t{c.k} * c.n);
-        } else {
-          EXPECT_GE(properties.TemporaryResourceSize, uint64_t{c.k} * c.n);
-          EXPECT_EQ(properties.PersistentResourceSize, 0u);
-        }
-        Scratch scratch(properties.TemporaryResourceSize);
-        const CPUML_BUFFER_BINDING scratch_binding = scratch.Binding();
-        const auto exec = problem.Inputs(true);
-        const uint32_t input_count = static_cast<uint32_t>(exec.size());
-        ASSERT_EQ(input_count, op_kind == MatMulOp::kQuantizedLinear ? 8u : op_kind == MatMulOp::kInteger ? 4u : 7u);
-        const CPUML_BUFFER_BINDING out = problem.buffer(QProblem::kOut).Binding();
-        const std::vector<uint8_t> original = problem.buffer(QProblem::kOut).Bytes();
-        const std::vector<uint8_t> expected = problem.Expected();
-        // Two executes, the first being the operator's first: neither allocates.
-        for (int call = 0; call < 2; ++call) {
-          memcpy(problem.buffer(QProblem::kOut).data(), original.data(), original.size());
-          cpuml_status status = CPUML_STATUS_INVALID_STATE;
-          const long made = AllocationsOf([&] {
-            status = cpuml_execute_operator_with_scratch(op.get(), exec.data(), input_count, &out, 1, &scratch_binding,
-                                                         pool);
-          });
-          ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
-          EXPECT_EQ(made, 0) << "execute " << call << " with caller scratch allocated";
-          EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected);
-        }
+        ExpectExecutesAllocateNothing(c, false, pool);
+        if (HasFatalFailure()) break;
       }
+  DestroyPool(pool);
+}
+
+// A problem run in slices (a bound B of 66,000 x 1,040): the slices' plans are made at create.
+TEST_P(ScratchTest, SlicedMatMulExecutesAllocateNothing) {
+  pthreadpool_t pool = CreatePool(2);
+  QConfig c;
+  c.op = MatMulOp::kIntegerToFloat;
+  c.m = 1;
+  c.k = 66000;
+  c.n = 1040;
+  c.b_zero = c.b_scale = c.bias = Quant::kPerChannel;
+  ExpectExecutesAllocateNothing(c, true, pool);
   DestroyPool(pool);
 }
 

@@ -348,6 +348,15 @@ class QProblem {
   void FillInts(int member) {
     if (!descs_[member]) return;
     GuardedBuffer& b = *buffers_[member];
+    // Random bytes past 1 MiB (the sliced problems' tens of MB): four from each draw, since one
+    // draw a byte took most of such a test's time.
+    if (c_.data == Data::kRandom && b.size() > (uint64_t{1} << 20)) {
+      for (uint64_t i = 0; i < b.size(); i += 4) {
+        const uint32_t bits = static_cast<uint32_t>(rng_());
+        memcpy(b.data() + i, &bits, std::min<uint64_t>(4, b.size() - i));
+      }
+      return;
+    }
     for (uint64_t i = 0; i < b.size(); ++i) b.data()[i] = static_cast<uint8_t>(RandomInt(descs_[member]->type()));
   }
 

@@ -156,6 +156,14 @@ inline std::vector<cpuml_isa> AllTiers() {
 #undef CPUML_TEST_TIER
 }
 
+// The highest tier this CPU and build support: the one dispatch picks uncapped.
+inline cpuml_isa BestTier() {
+  cpuml_isa best = CPUML_ISA_SCALAR;
+  for (cpuml_isa tier : AllTiers())
+    if (cpuml_is_isa_supported(tier)) best = tier;
+  return best;
+}
+
 inline std::string TierName(const testing::TestParamInfo<cpuml_isa>& info) { return cpuml_isa_name(info.param); }
 
 // Base fixture: caps the ISA at the parameter for operators the test creates, and puts the cap
