@@ -13,7 +13,7 @@ DEST="$ROOT/.device"
 rm -rf "$DEST"
 mkdir -p "$DEST/lib"
 for binary in tests/cpuml_tests tests/cpuml_allocation_failure_test tests/cpuml_allocation_count_test \
-              tests/cpuml_fuzz_replay bench/cpuml_bench; do
+              tests/cpuml_fuzz_replay bench/cpuml_bench bench/cpuml_scratch_sizes; do
   cp "$ROOT/build/device/$binary" "$DEST/"
 done
 cp -r "$ROOT/tests/fuzz/corpus" "$DEST/corpus"

@@ -127,7 +127,7 @@ def suite(where, build, log):
         return run([binary, "--gtest_brief=1"], log, env)
     cpu = where.split(":", 1)[1]
     sysroot = os.path.join(ROOT, "build", "aarch64-sysroot")
-    env.update(CPUML_TEST_SWEEP="reduced", CPUML_TEST_MAX_THREADS="1", QEMU_LD_PREFIX="/usr/aarch64-linux-gnu",
+    env.update(CPUML_TEST_SWEEP="reduced", CPUML_TEST_EMULATED="1", CPUML_TEST_MAX_THREADS="1", QEMU_LD_PREFIX="/usr/aarch64-linux-gnu",
                LD_LIBRARY_PATH=os.path.join(sysroot, "usr", "lib", "aarch64-linux-gnu"))
     return run(["qemu-aarch64", "-cpu", cpu, binary, "--gtest_brief=1"], log, env)
 

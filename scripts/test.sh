@@ -36,7 +36,7 @@ run_check "API reference (doxygen, undocumented public items fail)" \
 if [ "$(uname -m)" = "x86_64" ]; then
   for pair in core2duo:scalar Nehalem:sse41 Haswell:avx2; do
     cpu=${pair%%:*} tier=${pair##*:}
-    run_suite "qemu-x86_64 -cpu $cpu (expects $tier)" env CPUML_EXPECT_ISA="$tier" qemu-x86_64 -cpu "$cpu" "$TESTS"
+    run_suite "qemu-x86_64 -cpu $cpu (expects $tier)" env CPUML_EXPECT_ISA="$tier" CPUML_TEST_EMULATED=1 qemu-x86_64 -cpu "$cpu" "$TESTS"
   done
 fi
 
@@ -57,7 +57,7 @@ if [ "$(uname -m)" = "x86_64" ]; then
   # can livelock pthreadpool's spin waits on CPUs without LSE atomics (cortex-a53).
   for pair in cortex-a53:neon cortex-a76:neon_dotprod max:neon_i8mm; do
     cpu=${pair%%:*} tier=${pair##*:}
-    run_suite "qemu-aarch64 -cpu $cpu (expects $tier)" env CPUML_EXPECT_ISA="$tier" CPUML_TEST_SWEEP=reduced CPUML_TEST_MAX_THREADS=1 \
+    run_suite "qemu-aarch64 -cpu $cpu (expects $tier)" env CPUML_EXPECT_ISA="$tier" CPUML_TEST_EMULATED=1 CPUML_TEST_SWEEP=reduced CPUML_TEST_MAX_THREADS=1 \
       QEMU_LD_PREFIX=/usr/aarch64-linux-gnu LD_LIBRARY_PATH="$SYSROOT/usr/lib/aarch64-linux-gnu" \
       qemu-aarch64 -cpu "$cpu" "$ROOT/build/aarch64/tests/cpuml_tests"
   done

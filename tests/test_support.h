@@ -212,6 +212,14 @@ class TierTest : public testing::TestWithParam<cpuml_isa> {
   bool capped_ = false;
 };
 
+// CPUML_TEST_EMULATED=1: the suite runs under qemu-user (scripts/test.sh sets it), where the
+// few tests whose work is fixed by a size limit (tens of millions of products) take the emulated
+// CPU's own tier only.
+inline bool Emulated() {
+  const char* e = getenv("CPUML_TEST_EMULATED");
+  return e != nullptr && strcmp(e, "1") == 0;
+}
+
 // CPUML_TEST_SWEEP=reduced shrinks random sweeps for emulated runs (every tile remainder stays).
 inline bool ReducedSweep() {
   const char* s = getenv("CPUML_TEST_SWEEP");
