@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include <algorithm>
+
 namespace cpuml {
 namespace {
 
@@ -290,6 +292,109 @@ void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, s
   for (size_t j = 0; j < nr_valid; ++j) {
     const uint8_t* line = b.data + k0 * b.row_stride + (n0 + j) * b.col_stride;
     column_sums[j] = static_cast<int32_t>(PackLineFor(f, f.BLineKr(), line, b.row_stride, k, b.is_signed, offset, column_sums + f.nr, f.nr, j));
+  }
+}
+
+namespace {
+
+// lanes[i] += bytes[i] ^ flip for 8 bytes, in 16-bit lanes (generic vectors: the baseline ISA).
+inline void AddBytes8(const uint8_t* bytes, uint8_t flip, uint16_t* lanes) {
+  typedef uint8_t Bytes8 __attribute__((vector_size(8)));
+  typedef uint16_t Words8v __attribute__((vector_size(16)));
+  Bytes8 b;
+  memcpy(&b, bytes, 8);
+  b ^= flip;
+  Words8v sum;
+  memcpy(&sum, lanes, 16);
+  sum += __builtin_convertvector(b, Words8v);
+  memcpy(lanes, &sum, 16);
+}
+
+// PackBPanelRows for one element type and line_kr: B's rows a K group (kLineKr rows) at a time,
+// each row's bytes of every panel read once as whole lines; the group's values are written to
+// each panel in the panel's order (column after column, a column's kLineKr values together).
+template <class Element, size_t kLineKr>
+void PackBRows(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t n_valid,
+               size_t panels, uint8_t* first_panel, size_t panel_stride) {
+  // The 8-bit layouts hold B as s8 (u8 flipped by 128: BShift), kInt16Pairs as its own value.
+  // Either way a value is u - bias with u = raw ^ sum_flip in [0, 255], so the column sums add
+  // bytes, 16-bit lanes at a time.
+  const bool bytes = sizeof(Element) == 1;
+  const uint8_t flip = bytes && !b.is_signed ? 0x80 : 0;
+  const uint8_t sum_flip = bytes ? static_cast<uint8_t>(flip ^ 0x80) : b.is_signed ? 0x80 : 0;
+  const uint32_t bias = bytes || b.is_signed ? 128 : 0;
+  const bool is_signed = b.is_signed;
+  auto element = [flip, is_signed](uint8_t raw) -> Element {
+    if constexpr (sizeof(Element) == 1) return static_cast<Element>(raw ^ flip);
+    return static_cast<Element>(is_signed ? static_cast<int32_t>(static_cast<int8_t>(raw)) : static_cast<int32_t>(raw));
+  };
+  uint32_t sums[kMaxRowSweepColumns] = {};
+  uint16_t partial[kMaxRowSweepColumns] = {};
+  size_t partial_rows = 0;  // at most 257 rows of bytes fit a 16-bit lane
+  for (size_t p = 0; p < panels; ++p) memset(first_panel + p * panel_stride, 0, f.BPanelBytes(k));
+  const size_t group_elements = f.nr * kLineKr;
+  for (size_t g0 = 0; g0 < k; g0 += kLineKr) {
+    const size_t rows = k - g0 < kLineKr ? k - g0 : kLineKr;
+    const uint8_t* src[kLineKr];
+    for (size_t q = 0; q < rows; ++q) src[q] = b.data + (k0 + g0 + q) * b.row_stride + n0;
+    // The next group's rows: each starts a page or more from the last when N is large, where the
+    // hardware's prefetchers stop.
+    if (g0 + 2 * kLineKr <= k)
+      for (size_t q = 0; q < kLineKr; ++q)
+        for (size_t c = 0; c < n_valid; c += 64) __builtin_prefetch(src[q] + kLineKr * b.row_stride + c);
+    for (size_t q = 0; q < rows; ++q) {
+      const uint8_t* line = src[q];
+      size_t c = 0;
+      for (; c + 8 <= n_valid; c += 8) AddBytes8(line + c, sum_flip, partial + c);
+      for (; c < n_valid; ++c) partial[c] = static_cast<uint16_t>(partial[c] + static_cast<uint8_t>(line[c] ^ sum_flip));
+    }
+    partial_rows += rows;
+    if (partial_rows + kLineKr > 256 || g0 + kLineKr >= k) {
+      for (size_t c = 0; c < n_valid; ++c) {
+        sums[c] += partial[c];
+        partial[c] = 0;
+      }
+      partial_rows = 0;
+    }
+    for (size_t p = 0, c0 = 0; c0 < n_valid; ++p, c0 += f.nr) {
+      Element* __restrict out =
+          reinterpret_cast<Element*>(first_panel + p * panel_stride + f.nr * sizeof(int32_t)) + g0 / kLineKr * group_elements;
+      const size_t columns = n_valid - c0 < f.nr ? n_valid - c0 : f.nr;
+      if (rows == kLineKr) {
+        for (size_t j = 0; j < columns; ++j)
+          for (size_t q = 0; q < kLineKr; ++q) out[j * kLineKr + q] = element(src[q][c0 + j]);
+      } else {
+        for (size_t j = 0; j < columns; ++j)
+          for (size_t q = 0; q < rows; ++q) out[j * kLineKr + q] = element(src[q][c0 + j]);
+      }
+    }
+  }
+  const uint32_t bias_sum = bias * static_cast<uint32_t>(k);
+  for (size_t p = 0; p < panels; ++p)
+    for (size_t j = 0; j < f.nr; ++j) {
+      // Columns past n_valid hold zeros and sum to 0.
+      const uint32_t sum = p * f.nr + j < n_valid ? sums[p * f.nr + j] - bias_sum : 0;
+      memcpy(first_panel + p * panel_stride + j * sizeof(int32_t), &sum, sizeof sum);
+    }
+}
+
+}  // namespace
+
+void PackBPanelRows(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t n_valid,
+                    size_t panels, void* first_panel, size_t panel_stride) {
+  uint8_t* out = static_cast<uint8_t*>(first_panel);
+  if (f.packing == QGemmPacking::kInt16Pairs) {
+    PackBRows<int16_t, 2>(f, b, k0, k, n0, n_valid, panels, out, panel_stride);
+    return;
+  }
+  switch (f.BLineKr()) {
+    case 4: PackBRows<uint8_t, 4>(f, b, k0, k, n0, n_valid, panels, out, panel_stride); break;
+    case 8: PackBRows<uint8_t, 8>(f, b, k0, k, n0, n_valid, panels, out, panel_stride); break;
+    case 16: PackBRows<uint8_t, 16>(f, b, k0, k, n0, n_valid, panels, out, panel_stride); break;
+    default:  // no such layout today: the column walk serves any
+      for (size_t p = 0; p < panels; ++p)
+        PackBPanel(f, b, k0, k, n0 + p * f.nr, n_valid > p * f.nr ? std::min<size_t>(f.nr, n_valid - p * f.nr) : 0,
+                   out + p * panel_stride);
   }
 }
 

@@ -349,6 +349,35 @@ TEST_P(QGemmPackTest, BPanelsMatchTheLayout) {
             }
 }
 
+// Panels packed row by row from a B with contiguous columns (PackBPanelRows: ONNX MatMul's K x N,
+// several panels a sweep) are the documented panels: every K around the groups and past the 256
+// rows after which the column sums leave their 16-bit lanes, one to three panels with a short last.
+TEST_P(QGemmPackTest, BPanelsByRowsMatchTheLayout) {
+  const PackFormat f = PackFormat::Of(*GetParam().kernel);
+  const Layout l = LayoutOf(*GetParam().kernel);
+  if (f.Nibbles()) GTEST_SKIP() << "4-bit layouts pack B from nibbles (PackB4Block)";
+  std::mt19937 rng(10);
+  for (const bool is_signed : {false, true})
+    for (const Fill fill : {Fill::kRandom, Fill::kHigh, Fill::kLow})
+      for (const size_t k : KValues())
+        for (const size_t panels : {1, 3}) {
+          const size_t k0 = k % 3, n0 = 2, n_valid = panels * l.nr - (panels > 1 ? 1 : 0);
+          const Matrix b = MakeMatrix(k0 + k, n0 + n_valid, is_signed, true, 1, fill, rng);
+          SCOPED_TRACE(testing::Message() << "k " << k << " k0 " << k0 << " panels " << panels << " columns " << n_valid
+                                          << " signed " << is_signed << " fill " << static_cast<int>(fill));
+          const size_t panel_bytes = l.nr * sizeof(int32_t) + l.b_data_bytes(k), stride = panel_bytes + 64;
+          std::vector<uint8_t> packed(panels * stride, kGuardByte);
+          cpuml::PackBPanelRows(f, b.View(), k0, k, n0, n_valid, panels, packed.data(), stride);
+          for (size_t p = 0; p < panels; ++p) {
+            const size_t columns = std::min<size_t>(l.nr, n_valid - p * l.nr);
+            const std::vector<uint8_t> panel(packed.begin() + static_cast<ptrdiff_t>(p * stride),
+                                             packed.begin() + static_cast<ptrdiff_t>((p + 1) * stride));
+            ASSERT_NO_FATAL_FAILURE(
+                ExpectBPanel(panel, ExpectedBPanel(l, b, k0, k, n0 + p * l.nr, columns), l.nr)) << "panel " << p;
+          }
+        }
+}
+
 // The packed operands and their terms give the exact product of docs/semantics.md, read the way
 // the layout says a micro-kernel reads them: the layout's description above is the right one.
 TEST_P(QGemmPackTest, PackedTermsGiveTheProduct) {
