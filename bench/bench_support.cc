@@ -8,14 +8,20 @@
 
 namespace cpuml_bench {
 
-CpumlMatMul::CpumlMatMul(const MatMulData& d, bool a_signed, bool b_signed, bool out_signed) : d_(d) {
+CpumlMatMul::CpumlMatMul(const MatMulData& d, bool a_signed, bool b_signed, bool out_signed, bool b_bound) : d_(d) {
   const auto s8 = CPUML_TENSOR_DATA_TYPE_INT8, u8 = CPUML_TENSOR_DATA_TYPE_UINT8;
   const uint32_t a_sizes[] = {1, 1, d.shape.m, d.shape.k}, b_sizes[] = {1, 1, d.shape.k, d.shape.n},
                  b_strides[] = {0, 0, 1, d.shape.k}, o_sizes[] = {1, 1, d.shape.m, d.shape.n}, one[] = {1, 1, 1, 1};
   const uint64_t mk = uint64_t{d.shape.m} * d.shape.k, kn = uint64_t{d.shape.k} * d.shape.n;
   out_bytes_ = (uint64_t{d.shape.m} * d.shape.n + 3) / 4 * 4;
   CPUML_BUFFER_TENSOR_DESC a{a_signed ? s8 : u8, CPUML_TENSOR_FLAG_NONE, 4, a_sizes, nullptr, (mk + 3) / 4 * 4, 0};
-  CPUML_BUFFER_TENSOR_DESC b{b_signed ? s8 : u8, CPUML_TENSOR_FLAG_OWNED_BY_CPUML, 4, b_sizes, b_strides, (kn + 3) / 4 * 4, 0};
+  CPUML_BUFFER_TENSOR_DESC b{b_signed ? s8 : u8, b_bound ? CPUML_TENSOR_FLAG_NONE : CPUML_TENSOR_FLAG_OWNED_BY_CPUML, 4,
+                             b_sizes, b_bound ? nullptr : b_strides, (kn + 3) / 4 * 4, 0};
+  if (b_bound) {
+    b_kn_.resize((kn + 3) / 4 * 4);
+    for (size_t kk = 0; kk < d.shape.k; ++kk)
+      for (size_t j = 0; j < d.shape.n; ++j) b_kn_[kk * d.shape.n + j] = d.b_nk[j * d.shape.k + kk];
+  }
   CPUML_BUFFER_TENSOR_DESC o{out_signed ? s8 : u8, CPUML_TENSOR_FLAG_NONE, 4, o_sizes, nullptr, out_bytes_, 0};
   CPUML_BUFFER_TENSOR_DESC f{CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, one, nullptr, 4, 0};
   CPUML_BUFFER_TENSOR_DESC za{a.DataType, CPUML_TENSOR_FLAG_NONE, 4, one, nullptr, 4, 0};
@@ -31,7 +37,7 @@ CpumlMatMul::CpumlMatMul(const MatMulData& d, bool a_signed, bool b_signed, bool
   zo_[0] = static_cast<uint8_t>(d.out_zero_point);
   auto bind = [](const void* p, uint64_t n) { return CPUML_BUFFER_BINDING{const_cast<void*>(p), n}; };
   inputs_ = {bind(d.a.data(), a.TotalTensorSizeInBytes), bind(&d.a_scale, 4), bind(za_, 4),
-             bind(d.b_nk.data(), b.TotalTensorSizeInBytes), bind(&d.b_scale, 4), bind(zb_, 4),
+             bind(b_bound ? b_kn_.data() : d.b_nk.data(), b.TotalTensorSizeInBytes), bind(&d.b_scale, 4), bind(zb_, 4),
              bind(&d.out_scale, 4), bind(zo_, 4)};
   if (cpuml_create_operator(&op_desc, &op_) != CPUML_STATUS_SUCCESS ||
       cpuml_initialize_operator(op_, inputs_.data(), 8) != CPUML_STATUS_SUCCESS) {
@@ -39,7 +45,7 @@ CpumlMatMul::CpumlMatMul(const MatMulData& d, bool a_signed, bool b_signed, bool
     cpuml_destroy_operator(op_);
     op_ = nullptr;
   }
-  inputs_[3] = {nullptr, 0};  // owned: not bound at execute
+  if (!b_bound) inputs_[3] = {nullptr, 0};  // owned: not bound at execute
 }
 
 CpumlMatMul::~CpumlMatMul() { cpuml_destroy_operator(op_); }

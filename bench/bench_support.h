@@ -102,7 +102,9 @@ struct MatMulData {
 // A prepacked cpuml QUANTIZED_LINEAR_MATRIX_MULTIPLY over MatMulData.
 class CpumlMatMul {
  public:
-  CpumlMatMul(const MatMulData& d, bool a_signed, bool b_signed, bool out_signed);
+  // `b_bound`: B not owned but bound at every execute, stored K x N (ONNX MatMul's layout), so
+  // each execute packs it; otherwise owned (packed at initialize) from the N x K copy.
+  CpumlMatMul(const MatMulData& d, bool a_signed, bool b_signed, bool out_signed, bool b_bound = false);
   ~CpumlMatMul();
   // `scratch`: NULL, or TemporaryResourceSize bytes (ScratchBytes()) of caller scratch.
   cpuml_status Run(uint8_t* out, pthreadpool_t pool, void* scratch = nullptr);
@@ -113,6 +115,7 @@ class CpumlMatMul {
   const MatMulData& d_;
   cpuml_operator* op_ = nullptr;
   std::vector<CPUML_BUFFER_BINDING> inputs_;
+  std::vector<uint8_t> b_kn_;  // b_bound: B as K x N
   uint8_t za_[4], zb_[4], zo_[4];
   uint64_t out_bytes_;
 };

@@ -2,6 +2,7 @@
 //   qgemm/cpuml/<types>/<shape>/threads:N   what an engine gets (the dispatched tier), every type
 //                                           combination and thread count
 //   qgemm/cpuml_scratch/u8s8/...            the same with caller-owned scratch
+//   qgemm/cpuml_bound_b/u8s8/...            B bound at every execute (K x N), packed by each
 //   qgemm/<kernel>/u8s8/<shape>/threads:1   every registered kernel of every tier this CPU runs
 //                                           (u8s7 for kernels that need 7-bit B),
 //                                           on the shapes in its M range (kernels/registry.h), so
@@ -29,13 +30,14 @@ namespace {
 // `tier`: the cap while the operator is created (its kernels are fixed then); -1 for none.
 // `scratch`: execute with caller-owned scratch (cpuml_execute_operator_with_scratch).
 // `seven_bit_b`: B's values in [-64, 63], which lets initialize pick a 7-bit-B kernel.
+// `b_bound`: B bound at every execute (K x N), packed by each execute.
 void BM_Cpuml(benchmark::State& state, Shape s, bool a_signed, bool b_signed, bool seven_bit_b, int threads, int tier,
-              bool scratch) {
+              bool scratch, bool b_bound) {
   MatMulData data(s, a_signed, b_signed, 1, seven_bit_b);
   const cpuml_isa previous_cap = cpuml_get_max_isa();
   if (tier >= 0) cpuml_set_max_isa(static_cast<cpuml_isa>(tier));
   const cpuml_isa isa = cpuml_get_isa();
-  CpumlMatMul mm(data, a_signed, b_signed, false);
+  CpumlMatMul mm(data, a_signed, b_signed, false, b_bound);
   cpuml_set_max_isa(previous_cap);
   if (!mm.ok()) return state.SkipWithError("cpuml setup failed");
   std::vector<uint8_t> out((size_t{s.m} * s.n + 3) / 4 * 4);
@@ -173,15 +175,22 @@ void RegisterQGemmBenchmarks() {
       for (int threads : options.threads) {
         const std::string suffix = std::string(combo.name) + "/" + ShapeName(s) + "/threads:" + std::to_string(threads);
         benchmark::RegisterBenchmark(("qgemm/cpuml/" + suffix).c_str(), BM_Cpuml, s, combo.a_signed, combo.b_signed,
-                                     combo.seven_bit_b, threads, -1, false)
+                                     combo.seven_bit_b, threads, -1, false, false)
             ->Unit(benchmark::kMicrosecond)
             ->UseRealTime();
-        // u8s8 again with caller-owned scratch: what an engine with its own arena gets.
-        if (strcmp(combo.name, "u8s8") == 0)
+        // u8s8 again with caller-owned scratch: what an engine with its own arena gets; and with B
+        // bound at every execute in ONNX MatMul's K x N layout (B an activation, or weights the
+        // engine keeps), which each execute packs.
+        if (strcmp(combo.name, "u8s8") == 0) {
           benchmark::RegisterBenchmark(("qgemm/cpuml_scratch/" + suffix).c_str(), BM_Cpuml, s, combo.a_signed,
-                                       combo.b_signed, false, threads, -1, true)
+                                       combo.b_signed, false, threads, -1, true, false)
               ->Unit(benchmark::kMicrosecond)
               ->UseRealTime();
+          benchmark::RegisterBenchmark(("qgemm/cpuml_bound_b/" + suffix).c_str(), BM_Cpuml, s, combo.a_signed,
+                                       combo.b_signed, false, threads, -1, false, true)
+              ->Unit(benchmark::kMicrosecond)
+              ->UseRealTime();
+        }
       }
     }
   const char* tiers = getenv("CPUML_BENCH_TIERS");
@@ -193,7 +202,8 @@ void RegisterQGemmBenchmarks() {
       const bool seven_bit_b = k.kernel->max_b_magnitude != 0;
       const std::string name = "qgemm/" + std::string(k.kernel->name) + (seven_bit_b ? "/u8s7/" : "/u8s8/") +
                                ShapeName(s) + "/threads:1";
-      benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, false, true, seven_bit_b, 1, static_cast<int>(k.isa), false)
+      benchmark::RegisterBenchmark(name.c_str(), BM_Cpuml, s, false, true, seven_bit_b, 1, static_cast<int>(k.isa), false,
+                                   false)
           ->Unit(benchmark::kMicrosecond)
           ->UseRealTime();
     }
