@@ -16,6 +16,7 @@
 #include "src/dispatch.h"
 #include "src/operator.h"
 #include "src/qgemm_driver.h"
+#include "src/qgemm_slices.h"
 #include "src/matmul_operator.h"
 #include "src/status.h"
 #include "src/verbose.h"
