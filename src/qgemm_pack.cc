@@ -310,6 +310,18 @@ inline void AddBytes8(const uint8_t* bytes, uint8_t flip, uint16_t* lanes) {
   memcpy(lanes, &sum, 16);
 }
 
+// A byte of B as the layout stores it: flipped into s8 (8-bit layouts), or its value (kInt16Pairs).
+template <class Element>
+inline Element PackedElement(uint8_t raw, uint8_t flip, bool is_signed) {
+  if constexpr (sizeof(Element) == 1) {
+    (void)is_signed;
+    return static_cast<Element>(raw ^ flip);
+  } else {
+    (void)flip;
+    return static_cast<Element>(is_signed ? static_cast<int32_t>(static_cast<int8_t>(raw)) : static_cast<int32_t>(raw));
+  }
+}
+
 // PackBPanelRows for one element type and line_kr: B's rows a K group (kLineKr rows) at a time,
 // each row's bytes of every panel read once as whole lines; the group's values are written to
 // each panel in the panel's order (column after column, a column's kLineKr values together).
@@ -324,10 +336,6 @@ void PackBRows(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, si
   const uint8_t sum_flip = bytes ? static_cast<uint8_t>(flip ^ 0x80) : b.is_signed ? 0x80 : 0;
   const uint32_t bias = bytes || b.is_signed ? 128 : 0;
   const bool is_signed = b.is_signed;
-  auto element = [flip, is_signed](uint8_t raw) -> Element {
-    if constexpr (sizeof(Element) == 1) return static_cast<Element>(raw ^ flip);
-    return static_cast<Element>(is_signed ? static_cast<int32_t>(static_cast<int8_t>(raw)) : static_cast<int32_t>(raw));
-  };
   uint32_t sums[kMaxRowSweepColumns] = {};
   uint16_t partial[kMaxRowSweepColumns] = {};
   size_t partial_rows = 0;  // at most 257 rows of bytes fit a 16-bit lane
@@ -362,10 +370,10 @@ void PackBRows(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, si
       const size_t columns = n_valid - c0 < f.nr ? n_valid - c0 : f.nr;
       if (rows == kLineKr) {
         for (size_t j = 0; j < columns; ++j)
-          for (size_t q = 0; q < kLineKr; ++q) out[j * kLineKr + q] = element(src[q][c0 + j]);
+          for (size_t q = 0; q < kLineKr; ++q) out[j * kLineKr + q] = PackedElement<Element>(src[q][c0 + j], flip, is_signed);
       } else {
         for (size_t j = 0; j < columns; ++j)
-          for (size_t q = 0; q < rows; ++q) out[j * kLineKr + q] = element(src[q][c0 + j]);
+          for (size_t q = 0; q < rows; ++q) out[j * kLineKr + q] = PackedElement<Element>(src[q][c0 + j], flip, is_signed);
       }
     }
   }
