@@ -260,16 +260,14 @@ class MatMulOperator final : public cpuml_operator {
     const bool packs_b = !d_.t[kB].owned;
     // Each size is at most 2^62 (CheckLimits), so the sums cannot wrap.
     const uint64_t whole = uint64_t{plan.packed_a_bytes()} + plan.row_terms_bytes() + (packs_b ? plan.packed_b_bytes() : 0);
-    const uint64_t a_matrices = DistinctMatrices(d_.t[kA]).Count(), b_matrices = DistinctMatrices(d_.t[kB]).Count();
-    const uint64_t per_matrix = plan.packed_a_bytes() / a_matrices + (packs_b ? plan.packed_b_bytes() / b_matrices : 0);
+    const uint64_t per_matrix =
+        plan.packed_a_bytes() / plan.a_grid().Count() + (packs_b ? plan.packed_b_bytes() / plan.b_grid().Count() : 0);
     // Sliced where one matrix's workspaces are large (many small batches are faster whole, and
     // their workspaces are about their inputs' size). Blockwise scales and 4-bit B join their K
     // blocks in float inside a tile: never sliced.
     if (whole > QGemmSlicedPlan::kWholeWorkspaceBytes && per_matrix > 2 * QGemmSlicedPlan::kSliceBytes &&
         !d_.b_block && !d_.t[kB].nibbles) {
-      const Tensor& o = d_.t[kOut];
-      p->sliced.reset(new QGemmSlicedPlan(plan, o.sizes[0], o.sizes[1], o.sizes[2], o.sizes[3], d_.t[kA].sizes[3],
-                                          DistinctMatrices(d_.t[kA]), DistinctMatrices(d_.t[kB])));
+      p->sliced.reset(new QGemmSlicedPlan(plan));
       p->scratch.packed_a = take(p->sliced->WorkspaceBytes(packs_b));
       p->scratch.total = offset;
       return;

@@ -229,48 +229,31 @@ bool BFitsMagnitude(const Int8Operand& b, size_t k, size_t n, uint32_t limit) {
 }
 
 void QGemmPlan::PackB(const Int8Operand& b, uint8_t* packed, pthreadpool_t pool) const {
-  if (b.col_stride == 1) {
-    // Columns contiguous (ONNX MatMul's K x N): tasks of several panels, each sweeping B's rows.
-    const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
-    const size_t sweep = std::max<size_t>(1, std::min<size_t>(kMaxRowSweepColumns / format_.nr, panels_ / (4 * threads)));
-    struct Job {
-      const QGemmPlan* plan;
-      const Int8Operand* b;
-      uint8_t* packed;
-      size_t sweep;
-    } job{this, &b, packed, sweep};
-    pthreadpool_parallelize_2d(
-        pool,
-        [](void* context, size_t matrix, size_t block) {
-          const Job& j = *static_cast<const Job*>(context);
-          const QGemmPlan& plan = *j.plan;
-          const size_t first = block * j.sweep, panels = std::min(j.sweep, plan.panels_ - first);
-          const size_t n0 = first * plan.format_.nr;
-          uint8_t* dst = j.packed + (matrix * plan.panels_ + first) * plan.b_panel_stride_;
-          for (const Chunk& c : plan.chunks_)
-            PackBPanelRows(plan.format_, j.b->Matrix(matrix), c.k0, c.k, n0, std::min(panels * plan.format_.nr, plan.n_ - n0),
-                           panels, dst + c.b_offset, plan.b_panel_stride_);
-        },
-        &job, b_grid_.Count(), (panels_ + sweep - 1) / sweep, 0);
-    return;
-  }
+  // Tasks of `sweep` panels: several where B's columns are contiguous (ONNX MatMul's K x N), so
+  // each task reads whole lines of B's rows (PackBPanels); one otherwise.
+  const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
+  const size_t sweep = b.col_stride != 1 ? 1
+                                         : std::max<size_t>(1, std::min<size_t>(kMaxRowSweepColumns / format_.nr,
+                                                                                panels_ / (4 * threads)));
   struct Job {
     const QGemmPlan* plan;
     const Int8Operand* b;
     uint8_t* packed;
-  } job{this, &b, packed};
+    size_t sweep;
+  } job{this, &b, packed, sweep};
   pthreadpool_parallelize_2d(
       pool,
-      [](void* context, size_t matrix, size_t panel) {
+      [](void* context, size_t matrix, size_t block) {
         const Job& j = *static_cast<const Job*>(context);
         const QGemmPlan& plan = *j.plan;
-        const Int8Matrix bm = j.b->Matrix(matrix);
-        const size_t n0 = panel * plan.format_.nr;
-        uint8_t* dst = j.packed + (matrix * plan.panels_ + panel) * plan.b_panel_stride_;
+        const size_t first = block * j.sweep, panels = std::min(j.sweep, plan.panels_ - first);
+        const size_t n0 = first * plan.format_.nr;
+        uint8_t* dst = j.packed + (matrix * plan.panels_ + first) * plan.b_panel_stride_;
         for (const Chunk& c : plan.chunks_)
-          PackBPanel(plan.format_, bm, c.k0, c.k, n0, std::min<size_t>(plan.format_.nr, plan.n_ - n0), dst + c.b_offset);
+          PackBPanels(plan.format_, j.b->Matrix(matrix), c.k0, c.k, n0, std::min(panels * plan.format_.nr, plan.n_ - n0),
+                      panels, dst + c.b_offset, plan.b_panel_stride_);
       },
-      &job, b_grid_.Count(), panels_, 0);
+      &job, b_grid_.Count(), (panels_ + sweep - 1) / sweep, 0);
 }
 
 void QGemmPlan::PackB4(const Int4Matrix& b, uint64_t batch_stride, uint64_t channel_stride,

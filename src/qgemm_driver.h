@@ -114,6 +114,15 @@ class QGemmPlan {
   const QGemmKernel& kernel() const { return kernel_; }
   const PackFormat& format() const { return format_; }
   size_t padded_m() const { return m_tiles_ * format_.mr; }
+  // The problem: batches x channels products of m x k by k x n, and the distinct A and B matrices.
+  size_t batches() const { return batches_; }
+  size_t channels() const { return channels_; }
+  size_t m() const { return m_; }
+  size_t n() const { return n_; }
+  size_t k() const { return k_; }
+  MatrixGrid a_grid() const { return a_grid_; }
+  MatrixGrid b_grid() const { return b_grid_; }
+  size_t panels() const { return panels_; }
   size_t padded_n() const { return panels_ * format_.nr; }
   size_t chunk_count() const { return chunks_.size(); }
   size_t packed_b_bytes() const { return b_grid_.Count() * panels_ * b_panel_stride_; }

@@ -322,7 +322,7 @@ inline Element PackedElement(uint8_t raw, uint8_t flip, bool is_signed) {
   }
 }
 
-// PackBPanelRows for one element type and line_kr: B's rows a K group (kLineKr rows) at a time,
+// PackBPanels for a B with contiguous columns, one element type and line_kr: B's rows a K group (kLineKr rows) at a time,
 // each row's bytes of every panel read once as whole lines; the group's values are written to
 // each panel in the panel's order (column after column, a column's kLineKr values together).
 template <class Element, size_t kLineKr>
@@ -388,22 +388,20 @@ void PackBRows(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, si
 
 }  // namespace
 
-void PackBPanelRows(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t n_valid,
-                    size_t panels, void* first_panel, size_t panel_stride) {
+void PackBPanels(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t n_valid,
+                 size_t panels, void* first_panel, size_t panel_stride) {
   uint8_t* out = static_cast<uint8_t*>(first_panel);
-  if (f.packing == QGemmPacking::kInt16Pairs) {
-    PackBRows<int16_t, 2>(f, b, k0, k, n0, n_valid, panels, out, panel_stride);
-    return;
+  if (b.col_stride == 1) {
+    if (f.packing == QGemmPacking::kInt16Pairs) return PackBRows<int16_t, 2>(f, b, k0, k, n0, n_valid, panels, out, panel_stride);
+    switch (f.BLineKr()) {
+      case 4: return PackBRows<uint8_t, 4>(f, b, k0, k, n0, n_valid, panels, out, panel_stride);
+      case 8: return PackBRows<uint8_t, 8>(f, b, k0, k, n0, n_valid, panels, out, panel_stride);
+      case 16: return PackBRows<uint8_t, 16>(f, b, k0, k, n0, n_valid, panels, out, panel_stride);
+    }
   }
-  switch (f.BLineKr()) {
-    case 4: PackBRows<uint8_t, 4>(f, b, k0, k, n0, n_valid, panels, out, panel_stride); break;
-    case 8: PackBRows<uint8_t, 8>(f, b, k0, k, n0, n_valid, panels, out, panel_stride); break;
-    case 16: PackBRows<uint8_t, 16>(f, b, k0, k, n0, n_valid, panels, out, panel_stride); break;
-    default:  // no such layout today: the column walk serves any
-      for (size_t p = 0; p < panels; ++p)
-        PackBPanel(f, b, k0, k, n0 + p * f.nr, n_valid > p * f.nr ? std::min<size_t>(f.nr, n_valid - p * f.nr) : 0,
-                   out + p * panel_stride);
-  }
+  for (size_t p = 0; p < panels; ++p)
+    PackBPanel(f, b, k0, k, n0 + p * f.nr, n_valid > p * f.nr ? std::min<size_t>(f.nr, n_valid - p * f.nr) : 0,
+               out + p * panel_stride);
 }
 
 void PackB4Block(const PackFormat& f, const Int4Matrix& b, const Int4Matrix* zero_point, size_t k0, size_t k,

@@ -64,12 +64,12 @@ void PackB4Block(const PackFormat& f, const Int4Matrix& b, const Int4Matrix* zer
 void PackBPanel(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t nr_valid, void* panel);
 
 // The panels PackBPanel writes, `panels` of them (at most kMaxRowSweepColumns columns) panel_stride
-// bytes apart from columns n0 on (n_valid of them present, the rest zero), for a B whose columns
-// are contiguous (col_stride 1): row by row, so each row of B is read as whole lines. PackBPanel
-// walks a column down K, a line (and for rows a page apart, a page) per value: a 4096 x 4096 B
-// bound per execute packed at about 120 MB/s that way on AMD EPYC Zen 3.
+// bytes apart from columns n0 on (n_valid of them present, the rest zero). A B whose columns are
+// contiguous (col_stride 1) is read row by row, each row as whole lines; PackBPanel walks a column
+// down K, a line (and for rows a page apart, a page) per value: a 4096 x 4096 B bound per execute
+// packed at about 120 MB/s that way on AMD EPYC Zen 3. Other B's take PackBPanel panel by panel.
 constexpr size_t kMaxRowSweepColumns = 1024;
-void PackBPanelRows(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t n_valid,
+void PackBPanels(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, size_t n0, size_t n_valid,
                     size_t panels, void* first_panel, size_t panel_stride);
 
 // Packs rows [m0, m0 + mr_valid) and K columns [k0, k0 + k) of A into one tile and writes the

@@ -9,19 +9,19 @@ size_t Align64(size_t bytes) { return (bytes + 63) & ~size_t{63}; }
 
 }  // namespace
 
-QGemmSlicedPlan::QGemmSlicedPlan(const QGemmPlan& whole, size_t batches, size_t channels, size_t m, size_t n,
-                                 size_t k, MatrixGrid a_grid, MatrixGrid b_grid)
-    : whole_panels_((n + whole.format().nr - 1) / whole.format().nr),
+QGemmSlicedPlan::QGemmSlicedPlan(const QGemmPlan& whole)
+    : whole_panels_(whole.panels()),
       whole_panel_stride_(whole.b_panel_stride()),
       whole_chunk_bytes_(whole.chunk_count() > 1 ? whole.b_chunk_offset(1) : 0),
-      batches_(batches),
-      channels_(channels),
-      m_(m),
-      n_(n),
-      k_(k),
-      a_grid_(a_grid),
-      b_grid_(b_grid) {
+      batches_(whole.batches()),
+      channels_(whole.channels()),
+      m_(whole.m()),
+      n_(whole.n()),
+      k_(whole.k()),
+      a_grid_(whole.a_grid()),
+      b_grid_(whole.b_grid()) {
   const PackFormat& f = whole.format();
+  const size_t m = m_, n = n_, k = k_;
   // K slices are whole exact chunks, so every slice's sums are those of the whole plan's chunks.
   slice_k_ = std::min(k, QGemmPlan::kMaxExactK);
   const size_t a_tile_bytes = f.ATileBytes(slice_k_), b_panel_bytes = f.BPanelBytes(slice_k_);

@@ -25,9 +25,8 @@ class QGemmSlicedPlan {
   // Packed A and packed B slices each aim at about this many bytes.
   static constexpr uint64_t kSliceBytes = uint64_t{8} << 20;
 
-  // `whole` is the plan of the entire problem: a B packed at initialize has its layout.
-  QGemmSlicedPlan(const QGemmPlan& whole, size_t batches, size_t channels, size_t m, size_t n, size_t k,
-                  MatrixGrid a_grid, MatrixGrid b_grid);
+  // `whole` is the plan of the entire problem: its sizes, and the layout of a B packed at initialize.
+  explicit QGemmSlicedPlan(const QGemmPlan& whole);
 
   // Scratch after the quantization arrays: packed A and row terms of one slice, packed B of one
   // slice (when B is packed per execute), and the int64 sums of one block of outputs.

@@ -349,7 +349,7 @@ TEST_P(QGemmPackTest, BPanelsMatchTheLayout) {
             }
 }
 
-// Panels packed row by row from a B with contiguous columns (PackBPanelRows: ONNX MatMul's K x N,
+// Panels packed row by row from a B with contiguous columns (PackBPanels: ONNX MatMul's K x N,
 // several panels a sweep) are the documented panels: every K around the groups and past the 256
 // rows after which the column sums leave their 16-bit lanes, one to three panels with a short last.
 TEST_P(QGemmPackTest, BPanelsByRowsMatchTheLayout) {
@@ -367,7 +367,7 @@ TEST_P(QGemmPackTest, BPanelsByRowsMatchTheLayout) {
                                           << " signed " << is_signed << " fill " << static_cast<int>(fill));
           const size_t panel_bytes = l.nr * sizeof(int32_t) + l.b_data_bytes(k), stride = panel_bytes + 64;
           std::vector<uint8_t> packed(panels * stride, kGuardByte);
-          cpuml::PackBPanelRows(f, b.View(), k0, k, n0, n_valid, panels, packed.data(), stride);
+          cpuml::PackBPanels(f, b.View(), k0, k, n0, n_valid, panels, packed.data(), stride);
           for (size_t p = 0; p < panels; ++p) {
             const size_t columns = std::min<size_t>(l.nr, n_valid - p * l.nr);
             const std::vector<uint8_t> panel(packed.begin() + static_cast<ptrdiff_t>(p * stride),
