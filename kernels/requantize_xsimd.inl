@@ -157,22 +157,43 @@ class RowPairEpilogue {
         bias0_(bias_ ? EpilogueFloat::load_unaligned(p.bias) : EpilogueFloat(0.0f)),
         bias1_(bias_ ? EpilogueFloat::load_unaligned(p.bias + kLanes) : EpilogueFloat(0.0f)) {}
 
+  // Which of the three row loops serves this tile. A kernel that finishes a tile inside its own
+  // loop picks the form outside that loop and calls RowsAs, so only that form's code sits in the
+  // loop, inline, with the shared values in registers. Calling Rows there, whose three loops GCC
+  // would not inline together, made the AMX kernel call out of its K loop once per K group,
+  // spilling the values and its pointers around each call.
+  enum class Form { kBytes, kBytesClampTop, kFloat };
+  Form form() const { return float_out_ ? Form::kFloat : clamp_top_ ? Form::kBytesClampTop : Form::kBytes; }
+
   // Rows [row0, min(row0 + rows, mr)) of the tile; `tile` points at row row0 (row stride
-  // kTileColumns, 64-byte aligned rows). row0 is even.
-  void Rows(const int32_t* tile, size_t row0, size_t rows) const {
-    if (float_out_)
+  // kTileColumns, 64-byte aligned rows). row0 is even. kForm is form().
+  template <Form kForm>
+  __attribute__((always_inline)) void RowsAs(const int32_t* tile, size_t row0, size_t rows) const {
+    if constexpr (kForm == Form::kFloat)
       FloatRows(tile, row0, rows);
-    else if (clamp_top_)
-      RowsClamped<true>(tile, row0, rows);
     else
-      RowsClamped<false>(tile, row0, rows);
+      RowsClamped<kForm == Form::kBytesClampTop>(tile, row0, rows);
+  }
+
+  void Rows(const int32_t* tile, size_t row0, size_t rows) const {
+    switch (form()) {
+      case Form::kFloat:
+        RowsAs<Form::kFloat>(tile, row0, rows);
+        break;
+      case Form::kBytesClampTop:
+        RowsAs<Form::kBytesClampTop>(tile, row0, rows);
+        break;
+      case Form::kBytes:
+        RowsAs<Form::kBytes>(tile, row0, rows);
+        break;
+    }
   }
 
  private:
   static constexpr size_t kLanes = TileColumns<kTileColumns>::kLanes;
 
   template <bool kClampTop>
-  void RowsClamped(const int32_t* tile, size_t row0, size_t rows) const {
+  __attribute__((always_inline)) void RowsClamped(const int32_t* tile, size_t row0, size_t rows) const {
     const size_t end = rows < mr_ - row0 ? row0 + rows : mr_;
     for (size_t i = row0; i < end; i += 2) {
       const bool both = i + 1 < mr_;
@@ -184,7 +205,7 @@ class RowPairEpilogue {
     }
   }
 
-  void FloatRows(const int32_t* tile, size_t row0, size_t rows) const {
+  __attribute__((always_inline)) void FloatRows(const int32_t* tile, size_t row0, size_t rows) const {
     const size_t end = rows < mr_ - row0 ? row0 + rows : mr_;
     for (size_t i = row0; i < end; ++i) {
       const RowValues row = RowFloats(tile + (i - row0) * kTileColumns, i);
@@ -204,7 +225,7 @@ class RowPairEpilogue {
   };
 
   // float(acc) * multiplier for the row's two vectors, acc with its row and column terms.
-  RowValues RowFloats(const int32_t* row, size_t i) const {
+  __attribute__((always_inline)) RowValues RowFloats(const int32_t* row, size_t i) const {
     EpilogueInt term0 = column_term0_, term1 = column_term1_;
     if (uniform_col_b_) {
       const EpilogueInt row_term(WrappingProduct(row_b_[i], col_b0_));
@@ -216,7 +237,7 @@ class RowPairEpilogue {
   }
 
   template <bool kClampTop>
-  auto RowInt16(const int32_t* row, size_t i) const {
+  __attribute__((always_inline)) auto RowInt16(const int32_t* row, size_t i) const {
     const RowValues values = RowFloats(row, i);
     EpilogueFloat y0 = values.y0, y1 = values.y1;
     if constexpr (kClampTop) {

@@ -77,22 +77,49 @@ PendingTile& Pending(void* kernel_state) { return *static_cast<PendingTile*>(ker
 // (Zen 4's VNNI and AVX2 kernels lose up to a third without their prefetch there: they keep it.)
 constexpr size_t kMaxPrefetchLinesPerGroup = 32;
 
-// Up to `rows` more rows of the pending tile, through `row_pairs` (a copy the caller keeps in
-// registers across its K loop) when the common case's epilogue serves it.
-inline void RequantizePendingRows(PendingTile& pending, size_t rows, const RowPairEpilogue<kNr>* row_pairs) {
+// Up to `rows` more rows of the pending tile through the general epilogue (a tile the row-pair
+// epilogue does not serve).
+void RequantizePendingRows(PendingTile& pending, size_t rows) {
   rows = rows < pending.mr - pending.rows_done ? rows : pending.mr - pending.rows_done;
   if (rows == 0) return;
-  if (row_pairs)
-    row_pairs->Rows(&pending.acc[pending.rows_done][0], pending.rows_done, rows);
-  else
-    RequantizeRows<kNr>(&pending.acc[pending.rows_done][0], pending.rows_done, rows, pending.nr, &pending.params,
-                        pending.columns);
+  RequantizeRows<kNr>(&pending.acc[pending.rows_done][0], pending.rows_done, rows, pending.nr, &pending.params,
+                      pending.columns);
   pending.rows_done += rows;
 }
 
 void FinishPending(PendingTile& pending) {
-  if (pending.valid) RequantizePendingRows(pending, kMr, pending.use_row_pairs ? &pending.row_pairs : nullptr);
+  if (pending.valid) {
+    if (!pending.use_row_pairs)
+      RequantizePendingRows(pending, kMr);
+    else if (pending.rows_done < pending.mr)
+      pending.row_pairs.Rows(&pending.acc[pending.rows_done][0], pending.rows_done, kMr);
+  }
   pending.valid = false;
+}
+
+// How the K loop finishes the pending tile: not at all (none pending, or too few K groups to
+// spread it over), through the general epilogue (a call per K group), or through one of the
+// row-pair epilogue's forms, inline.
+enum class PendingRows { kNone, kGeneral, kBytes, kBytesClampTop, kFloat };
+using RowPairForm = RowPairEpilogue<kNr>::Form;
+
+template <PendingRows kRows>
+using PendingRowsTag = std::integral_constant<PendingRows, kRows>;
+
+template <class Body>
+__attribute__((always_inline)) inline void WithPendingRows(PendingRows rows, Body&& body) {
+  switch (rows) {
+    case PendingRows::kNone:
+      return body(PendingRowsTag<PendingRows::kNone>{});
+    case PendingRows::kGeneral:
+      return body(PendingRowsTag<PendingRows::kGeneral>{});
+    case PendingRows::kBytes:
+      return body(PendingRowsTag<PendingRows::kBytes>{});
+    case PendingRows::kBytesClampTop:
+      return body(PendingRowsTag<PendingRows::kBytesClampTop>{});
+    case PendingRows::kFloat:
+      return body(PendingRowsTag<PendingRows::kFloat>{});
+  }
 }
 
 void LoadTileConfig(void* kernel_state) {
@@ -129,11 +156,42 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   const size_t epilogue_groups = k_groups - first_epilogue_group;
   const size_t rows_per_group =
       pending.valid && epilogue_groups ? ((pending.mr + 1) / 2 + epilogue_groups - 1) / epilogue_groups * 2 : 0;
-  const bool row_pairs = pending.valid && pending.use_row_pairs;
-  const RowPairEpilogue<kNr> pending_epilogue = row_pairs ? pending.row_pairs : RowPairEpilogue<kNr>();
-  auto requantize_pending = [&](size_t g) {
-    if (rows_per_group && g >= first_epilogue_group)
-      RequantizePendingRows(pending, rows_per_group, row_pairs ? &pending_epilogue : nullptr);
+  PendingRows pending_rows = PendingRows::kNone;
+  if (rows_per_group && !pending.use_row_pairs) {
+    pending_rows = PendingRows::kGeneral;
+  } else if (rows_per_group) {
+    switch (pending.row_pairs.form()) {
+      case RowPairForm::kBytes:
+        pending_rows = PendingRows::kBytes;
+        break;
+      case RowPairForm::kBytesClampTop:
+        pending_rows = PendingRows::kBytesClampTop;
+        break;
+      case RowPairForm::kFloat:
+        pending_rows = PendingRows::kFloat;
+        break;
+    }
+  }
+  const RowPairEpilogue<kNr> pending_epilogue =
+      pending_rows == PendingRows::kNone || pending_rows == PendingRows::kGeneral ? RowPairEpilogue<kNr>()
+                                                                                  : pending.row_pairs;
+  // From the third K group, rows_per_group more rows of the pending tile each group; the row-pair
+  // forms count them in locals, which the output's byte stores would otherwise force back to memory.
+  const size_t pending_mr = pending.mr;
+  size_t rows_done = pending.rows_done;
+  auto requantize_pending = [&](size_t g, auto rows_tag) __attribute__((always_inline)) {
+    constexpr PendingRows kRows = decltype(rows_tag)::value;
+    if constexpr (kRows == PendingRows::kGeneral) {
+      if (g >= first_epilogue_group) RequantizePendingRows(pending, rows_per_group);
+    } else if constexpr (kRows != PendingRows::kNone) {
+      constexpr RowPairForm kForm = kRows == PendingRows::kFloat           ? RowPairForm::kFloat
+                                    : kRows == PendingRows::kBytesClampTop ? RowPairForm::kBytesClampTop
+                                                                           : RowPairForm::kBytes;
+      if (g >= first_epilogue_group && rows_done < pending_mr) {
+        pending_epilogue.RowsAs<kForm>(&pending.acc[rows_done][0], rows_done, rows_per_group);
+        rows_done = rows_per_group < pending_mr - rows_done ? rows_done + rows_per_group : pending_mr;
+      }
+    }
   };
   constexpr size_t kCStride = kNr * sizeof(int32_t);
   // The accumulators start from zero and the epilogue adds the column term: starting them from
@@ -159,7 +217,7 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   const size_t a_stride = p->a_row_stride ? p->a_row_stride : kKr;
   const size_t a_step = p->a_row_stride ? kKr : kAGroupBytes;
   const uint8_t* a_high = a + kTileRows * a_stride;
-  auto multiply = [&](auto signed_a) {
+  auto multiply = [&](auto signed_a, auto rows_tag) __attribute__((always_inline)) {
     constexpr bool kSignedA = decltype(signed_a)::value;
     if (mr > kTileRows) {
       for (size_t g = 0; g < k_groups; ++g, a += a_step, a_high += a_step, b += kBGroupBytes) {
@@ -173,7 +231,7 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
         CPUML_AMX_DOT(kSignedA, 1, 4, 7);
         CPUML_AMX_DOT(kSignedA, 2, 5, 6);
         CPUML_AMX_DOT(kSignedA, 3, 5, 7);
-        requantize_pending(g);
+        requantize_pending(g, rows_tag);
       }
     } else {
       // A short tile (M tail, or small M): the lower row half is all padding.
@@ -184,14 +242,18 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
         _tile_loadd(7, b + 64, kBRowBytes);
         CPUML_AMX_DOT(kSignedA, 0, 4, 6);
         CPUML_AMX_DOT(kSignedA, 1, 4, 7);
-        requantize_pending(g);
+        requantize_pending(g, rows_tag);
       }
     }
   };
-  if (p->a_row_stride && p->a_signed)
-    multiply(std::true_type{});
-  else
-    multiply(std::false_type{});
+  WithPendingRows(pending_rows, [&](auto rows_tag) __attribute__((always_inline)) {
+    if (p->a_row_stride && p->a_signed)
+      multiply(std::true_type{}, rows_tag);
+    else
+      multiply(std::false_type{}, rows_tag);
+    if constexpr (decltype(rows_tag)::value != PendingRows::kNone && decltype(rows_tag)::value != PendingRows::kGeneral)
+      pending.rows_done = rows_done;
+  });
   FinishPending(pending);
   alignas(64) int32_t tile[kMr][kNr];
   int32_t* acc = p->dot_out ? p->dot_out : p->deferrable ? &pending.acc[0][0] : &tile[0][0];
