@@ -23,6 +23,11 @@ constexpr size_t kS8U4Nr = 16, kS8U4Kr = 8;
 // Groups whose int16 sums (pairs of products, and bytes of column sums) are added before they are
 // widened to int32: see above.
 constexpr size_t kS8U4GroupsPerWiden = 4;
+// One row (decode) streams B: each group's line is requested 2 KB ahead into L1. On Zen 3 (AMD
+// EPYC, 2 vCPUs, `avx2`) the hardware prefetchers alone kept the stream well below the read
+// probe; with it, 4 interleaved rounds at 1x4096x11008, 1x11008x4096 and 1x4096x14336, blocks 32
+// and 128: 1.05-1.55x at one thread, 1.29-1.52x at two (1 KB ahead 0.98-1.47x, 512 bytes less).
+constexpr size_t kS8U4PrefetchAhead = 2048;
 
 inline __m256i BroadcastQuad(const int8_t* a) {
   return _mm256_castps_si256(_mm256_broadcast_ss(reinterpret_cast<const float*>(a)));
@@ -52,6 +57,7 @@ inline void S8U4BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m2
     __m256i column_bytes[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
     for (size_t t = 0; t < run; ++t, ++g) {
       const uint8_t* bg = b + g * kS8U4Nr * (kS8U4Kr / 2);
+      if (kRows == 1) _mm_prefetch(reinterpret_cast<const char*>(bg + kS8U4PrefetchAhead), _MM_HINT_T0);
       __m256i low[2], high[2];
       for (size_t v = 0; v < 2; ++v) {
         const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg + 32 * v));
