@@ -23,10 +23,12 @@ constexpr size_t kS8U4Nr = 16, kS8U4Kr = 8;
 // Groups whose int16 sums (pairs of products, and bytes of column sums) are added before they are
 // widened to int32: see above.
 constexpr size_t kS8U4GroupsPerWiden = 4;
-// One row (decode) streams B: each group's line is requested 2 KB ahead into L1. On Zen 3 (AMD
-// EPYC, 2 vCPUs, `avx2`) the hardware prefetchers alone kept the stream well below the read
-// probe; with it, 4 interleaved rounds at 1x4096x11008, 1x11008x4096 and 1x4096x14336, blocks 32
-// and 128: 1.05-1.55x at one thread, 1.29-1.52x at two (1 KB ahead 0.98-1.47x, 512 bytes less).
+// Decode (one to four rows: a row block of one tile, QGemmTileParams::b_streams) streams B: each
+// group's line is requested 2 KB ahead into L1. On Zen 3 (AMD EPYC, 2 vCPUs, `avx2`) the hardware
+// prefetchers alone kept the stream well below the read probe; with it, 4 interleaved rounds at
+// 1x4096x11008, 1x11008x4096 and 1x4096x14336, blocks 32 and 128: 1.05-1.55x at one thread,
+// 1.29-1.52x at two (1 KB ahead 0.98-1.47x, 512 bytes less); 3 rounds at M = 2 and 4 (4096x11008,
+// 11008x4096): 1.01-1.54x but for one 0.97x. Not for a B block that several tiles share.
 constexpr size_t kS8U4PrefetchAhead = 2048;
 
 inline __m256i BroadcastQuad(const int8_t* a) {
@@ -36,7 +38,7 @@ inline __m256i BroadcastQuad(const int8_t* a) {
 // One block's exact sums of the tile's kRows rows (kAStride rows per group in the A tile):
 // dot[r][v] for columns 8v..8v+7, and when kColumnSums the columns' sums of u.
 template <size_t kRows, size_t kAStride, bool kColumnSums>
-inline void S8U4BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m256i (&dot)[kRows][2],
+inline void S8U4BlockSums(size_t groups, const int8_t* a, const uint8_t* b, bool b_streams, __m256i (&dot)[kRows][2],
                           __m256i (&column_sum)[2]) {
   const __m256i mask = _mm256_set1_epi8(0x0F);
   const __m256i ones16 = _mm256_set1_epi16(1);
@@ -57,7 +59,7 @@ inline void S8U4BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m2
     __m256i column_bytes[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
     for (size_t t = 0; t < run; ++t, ++g) {
       const uint8_t* bg = b + g * kS8U4Nr * (kS8U4Kr / 2);
-      if (kRows == 1) _mm_prefetch(reinterpret_cast<const char*>(bg + kS8U4PrefetchAhead), _MM_HINT_T0);
+      if (b_streams) _mm_prefetch(reinterpret_cast<const char*>(bg + kS8U4PrefetchAhead), _MM_HINT_T0);
       __m256i low[2], high[2];
       for (size_t v = 0; v < 2; ++v) {
         const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bg + 32 * v));
@@ -112,7 +114,7 @@ void S8U4Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QG
     const uint8_t* b = b_panel + c * blocks.b_stride;
     __m256i dot[kRows][2], column_sum[2];
     S8U4BlockSums<kRows, kAStride, kColumnSums>(groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride),
-                                               b, dot, column_sum);
+                                               b, kRows == 1 || p->b_streams, dot, column_sum);
     const uint8_t* zero = b + groups * kS8U4Nr * (kS8U4Kr / 2);
     const __m256i zero_point[2] = {
         _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(zero))),
