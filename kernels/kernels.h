@@ -65,7 +65,8 @@ enum class QGemmPacking : uint8_t {
   // byte: a column's group is 4 bytes, byte p holding K p in its low nibble and K 4 + p in its
   // high one, so a group's low nibbles and high nibbles are each a quad of the 8-bit layouts,
   // one mask or shift away. The plan's K chunks are B's blocks; a panel's block is its data,
-  // [groups][nr][4 bytes], then its zero points in the same domain (0..15), one byte a column.
+  // [groups][nr][4 bytes], then its zero points in the same domain (0..15), one byte a column,
+  // unless every zero point of B is the same (QGemmBlocks::zero_points): then the data alone.
   // Kernels of this layout run all of a tile's blocks in one call (QGemmTileParams::blocks).
   kS8U4Blocks,
   // kS8U4Blocks' B, with each block's A as rows: the block's A tile is [mr][K of the block rounded
@@ -166,6 +167,9 @@ struct QGemmBlocks {
   size_t a_scale_stride;         // elements; 0 when the rows' scales do not change with the block
   const float* b_scale;          // block c's, for the tile's columns: b_scale + c * b_scale_stride
   size_t b_scale_stride;         // elements
+  // NULL: each block's zero points follow its data in the panel (kS8U4Blocks). Otherwise the
+  // panel holds none, and every block's are these, one byte a column (kMaxKernelNr of them).
+  const uint8_t* zero_points;
 };
 
 // k_groups: number of kr-element K groups in the packed panels (K rounded up to kr).

@@ -115,7 +115,7 @@ void S8U4Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QG
     __m256i dot[kRows][2], column_sum[2];
     S8U4BlockSums<kRows, kAStride, kColumnSums>(groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride),
                                                b, kRows == 1 || p->b_streams, dot, column_sum);
-    const uint8_t* zero = b + groups * kS8U4Nr * (kS8U4Kr / 2);
+    const uint8_t* zero = blocks.zero_points ? blocks.zero_points : b + groups * kS8U4Nr * (kS8U4Kr / 2);
     const __m256i zero_point[2] = {
         _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(zero))),
         _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(zero + 8)))};

@@ -176,7 +176,7 @@ QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t
 }
 
 QGemmPlan::QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels, size_t m, size_t n, size_t k,
-                     MatrixGrid a_grid, MatrixGrid b_grid, size_t chunk_k)
+                     MatrixGrid a_grid, MatrixGrid b_grid, size_t chunk_k, int shared_zero_point)
     : kernel_(kernel),
       format_(PackFormat::Of(kernel)),
       batches_(batches),
@@ -186,6 +186,10 @@ QGemmPlan::QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels,
       k_(k),
       a_grid_(a_grid),
       b_grid_(b_grid) {
+  if (format_.Nibbles() && shared_zero_point >= 0) {
+    format_.shared_zero_points = true;
+    memset(shared_zero_points_, shared_zero_point, sizeof shared_zero_points_);
+  }
   for (size_t k0 = 0; k0 < k_; k0 += chunk_k) {
     const size_t chunk = std::min(chunk_k, k_ - k0);
     chunks_.push_back({k0, chunk, b_panel_stride_, a_tile_stride_});
@@ -359,6 +363,7 @@ struct QGemmPlan::RunJob {
       blocks.b_scale = q->block_b_scale + n0;
       blocks.b_scale_stride = p.padded_n();
     }
+    blocks.zero_points = f.shared_zero_points ? p.shared_zero_points_ : nullptr;
     params->blocks = &blocks;
     const bool unit_columns = out->col_stride == sizeof(float);
     params->out = unit_columns ? out_tile : static_cast<void*>(scratch);

@@ -106,8 +106,11 @@ class QGemmPlan {
   static constexpr size_t kMaxExactK = 32768;
 
   // K runs in chunks of chunk_k (kMaxExactK, or the B scales' block for blockwise scales).
+  // shared_zero_point (a 4-bit kernel only): -1, or the one zero point (0..15, in the packing's
+  // domain) of every column and block of B, which the panels then leave out
+  // (PackFormat::shared_zero_points).
   QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels, size_t m, size_t n, size_t k,
-            MatrixGrid a_grid, MatrixGrid b_grid, size_t chunk_k = kMaxExactK);
+            MatrixGrid a_grid, MatrixGrid b_grid, size_t chunk_k = kMaxExactK, int shared_zero_point = -1);
   // Refuses shapes whose workspaces cannot be represented (every product checked).
   cpuml_status CheckLimits(const char* op) const;
 
@@ -178,6 +181,7 @@ class QGemmPlan {
   MatrixGrid a_grid_, b_grid_;
   std::vector<Chunk> chunks_;
   size_t panels_, m_tiles_, b_panel_stride_ = 0, a_tile_stride_ = 0;
+  uint8_t shared_zero_points_[kMaxKernelNr] = {};  // with format_.shared_zero_points
 };
 
 }  // namespace cpuml

@@ -423,6 +423,7 @@ void PackB4Block(const PackFormat& f, const Int4Matrix& b, const Int4Matrix* zer
       out[kk / f.kr * group_bytes + j * half_kr + in_group % half_kr] |=
           static_cast<uint8_t>(u << (in_group / half_kr * 4));
     }
+    if (f.shared_zero_points) continue;
     uint8_t* zero = out + f.Groups(k) * group_bytes;
     zero[j] = zero_point ? nibble(*zero_point, zero_point->offset + (n0 + j) * zero_point->col_stride) ^ to_u : to_u;
   }

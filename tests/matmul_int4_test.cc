@@ -148,6 +148,38 @@ TEST_P(MatMulInt4Test, ZeroPointsAndColumnSumsAtSixteenRowsAndMore) {
       }
 }
 
+// A BZeroPointTensor whose every value is the same (ONNX Runtime's MatMulNBits default of 8,
+// bound as a tensor of 8s): the panels then leave the zero points out and the kernels read the
+// plan's one copy. With one value different, each block keeps its own. Both against the
+// reference, for one row (decode), four, and the tile unit's forty.
+TEST_P(MatMulInt4Test, ZeroPointTensorOfOneValue) {
+  std::mt19937 rng(95);
+  for (const CPUML_TENSOR_DATA_TYPE b_type : {kU4, kS4})
+    for (const uint32_t block : {0u, 32u, 128u})
+      for (const bool one_differs : {false, true})
+        for (const uint32_t m : {1u, 4u, 40u}) {
+          QConfig c = RandomInt4(rng, m, 300, 1 + rng() % 40);
+          c.b_type = b_type;
+          c.b_block = block;
+          if (!block) c.nbits_layout = c.a_block_scales = false;
+          c.b_zero = Quant::kPerChannel;
+          c.data = Data::kRandom;
+          QProblem problem(c);
+          GuardedBuffer& zero_points = problem.buffer(QProblem::kBZero);
+          const int value = static_cast<int>(rng() % 16);
+          memset(zero_points.data(), value * 0x11, zero_points.size());
+          if (one_differs) zero_points.data()[0] ^= 1;  // block 0, column 0
+          SCOPED_TRACE(Describe(c) + " zero point " + std::to_string(value) + (one_differs ? " but one" : ""));
+          const std::vector<uint8_t> expected = problem.Expected();
+          pthreadpool_t pool = CreatePool(c.threads);
+          const cpuml_status status = problem.Run(pool);
+          DestroyPool(pool);
+          ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+          ASSERT_TRUE(problem.buffer(QProblem::kOut).CanariesIntact());
+          ASSERT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected);
+        }
+}
+
 // Scales per column, so K is one block however long: a column's sum of 4-bit values passes int16
 // (15 x 9000), and A's zero point makes the kernels use it; 40 rows reach the tile unit's kernel,
 // whose segments of 256 K values end in a partial one.

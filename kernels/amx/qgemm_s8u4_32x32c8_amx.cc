@@ -210,7 +210,9 @@ class BlockTile {
  private:
   size_t groups_of(size_t c) const { return c + 1 == blocks_.count ? blocks_.last_groups : blocks_.groups; }
   size_t Padded(size_t groups) const { return (groups + chunk_groups_ - 1) / chunk_groups_ * chunk_groups_; }
-  const uint8_t* ZeroPoints(size_t c) const { return b_panel_ + c * blocks_.b_stride + groups_of(c) * kGroupBytes; }
+  const uint8_t* ZeroPoints(size_t c) const {
+    return blocks_.zero_points ? blocks_.zero_points : b_panel_ + c * blocks_.b_stride + groups_of(c) * kGroupBytes;
+  }
 
   // Groups [first, first + count) of block c into dst; the block's column terms once its last
   // group is in.

@@ -80,7 +80,8 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
     __m512i dot[kRows], column_sum;
     BlockSums<kRows, kAStride, kColumnSums, kPrefetchL1>(
         groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride), b, dot, column_sum);
-    const __m512i zero_point = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + groups * kGroupBytes)));
+    const uint8_t* zero = blocks.zero_points ? blocks.zero_points : b + groups * kGroupBytes;
+    const __m512i zero_point = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(zero)));
     const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
     const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
     const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;

@@ -161,6 +161,7 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
     const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
     const uint8_t* b = b_panel + c * blocks.b_stride;
     const int8_t* a = reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride);
+    const uint8_t* zero = blocks.zero_points ? blocks.zero_points : b + groups * kGroupBytes;
     int32x4_t dot[kRows][kVectors], column_sum[kVectors];
     if constexpr (kRows > kMr) {
       // Five to eight rows: each half of the panel's sums goes into y before the other half's
@@ -169,13 +170,13 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
       // at four rows.
       static_assert(kAStride == kWideMr, "eight rows read A's groups as pairs of rows");
       WideBlockSums<kRows, kColumnSums, 0, kVectors / 2>(groups, a, b, dot, column_sum, std::make_index_sequence<kRows>());
-      AddBlock<kRows, kColumnSums, 0, kVectors / 2>(blocks, c, b + groups * kGroupBytes, dot, column_sum, y);
+      AddBlock<kRows, kColumnSums, 0, kVectors / 2>(blocks, c, zero, dot, column_sum, y);
       WideBlockSums<kRows, kColumnSums, kVectors / 2, kVectors / 2>(groups, a, b, dot, column_sum,
                                                                     std::make_index_sequence<kRows>());
-      AddBlock<kRows, kColumnSums, kVectors / 2, kVectors / 2>(blocks, c, b + groups * kGroupBytes, dot, column_sum, y);
+      AddBlock<kRows, kColumnSums, kVectors / 2, kVectors / 2>(blocks, c, zero, dot, column_sum, y);
     } else {
       BlockSums<kRows, kAStride, kColumnSums>(groups, a, b, dot, column_sum);
-      AddBlock<kRows, kColumnSums, 0, kVectors>(blocks, c, b + groups * kGroupBytes, dot, column_sum, y);
+      AddBlock<kRows, kColumnSums, 0, kVectors>(blocks, c, zero, dot, column_sum, y);
     }
   }
   for (size_t r = 0; r < kRows; ++r) {

@@ -34,7 +34,7 @@ static void qgemm_s8u4_4x16c8__scalar(size_t mr, size_t nr, size_t, const void* 
             dot[i][j] += static_cast<uint32_t>(a_group[q] * low + a_group[kHalf + q] * high);
           }
         }
-    const uint8_t* zero = b + groups * kNr * kHalf;
+    const uint8_t* zero = blocks.zero_points ? blocks.zero_points : b + groups * kNr * kHalf;
     const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
     const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
     const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
