@@ -166,6 +166,10 @@ struct QGemmBlocks {
   const float* a_scale;          // block c's, for the tile's rows: a_scale + c * a_scale_stride
   size_t a_scale_stride;         // elements; 0 when the rows' scales do not change with the block
   const float* b_scale;          // block c's, for the tile's columns: b_scale + c * b_scale_stride
+  // Non-NULL: the same scales as FLOAT16 bits, each exactly its FLOAT32 scale and a normal
+  // number or zero, in place of b_scale (which is then NULL): block c's at
+  // b_scale_half + c * b_scale_stride. Half the bytes of a block's scales to read.
+  const uint16_t* b_scale_half;
   size_t b_scale_stride;         // elements
   // NULL: each block's zero points follow its data in the panel (kS8U4Blocks). Otherwise the
   // panel holds none, and every block's are these, one byte a column (kMaxKernelNr of them).

@@ -122,8 +122,15 @@ void S8U4Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QG
     const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
     const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
     const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
-    const float* b_scale = blocks.b_scale + c * blocks.b_scale_stride;
-    const __m256 b_scales[2] = {_mm256_loadu_ps(b_scale), _mm256_loadu_ps(b_scale + 8)};
+    __m256 b_scales[2];
+    if (blocks.b_scale_half) {
+      const uint16_t* b_scale = blocks.b_scale_half + c * blocks.b_scale_stride;
+      for (size_t v = 0; v < 2; ++v)
+        b_scales[v] = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b_scale + 8 * v)));
+    } else {
+      const float* b_scale = blocks.b_scale + c * blocks.b_scale_stride;
+      for (size_t v = 0; v < 2; ++v) b_scales[v] = _mm256_loadu_ps(b_scale + 8 * v);
+    }
     for (size_t r = 0; r < kRows; ++r) {
       const __m256i rb = _mm256_set1_epi32(row_b[r]);
       const __m256 as = _mm256_broadcast_ss(a_scale + r);

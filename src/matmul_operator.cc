@@ -36,6 +36,18 @@ Buffer Allocate(size_t bytes) {
   return Buffer(static_cast<uint8_t*>(::operator new(std::max<size_t>(bytes, 64), kWorkspaceAlignment)));
 }
 
+// The FLOAT16 bits of f where f is a normal FLOAT16 number or zero, else -1. (FLOAT16 subnormals
+// are left out: no tier need then think about how its conversion treats them.)
+int32_t ExactHalf(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  const uint32_t sign = bits >> 31 << 15, magnitude = bits & 0x7FFFFFFFu;
+  if (magnitude == 0) return static_cast<int32_t>(sign);
+  const int exponent = static_cast<int>(magnitude >> 23) - 127;
+  if (exponent < -14 || exponent > 15 || (magnitude & 0x1FFFu) != 0) return -1;
+  return static_cast<int32_t>(sign | static_cast<uint32_t>(exponent + 15) << 10 | (magnitude >> 13 & 0x3FFu));
+}
+
 MatrixGrid DistinctMatrices(const Tensor& t) {
   MatrixGrid g;
   g.batches = t.strides[0] == 0 ? 1 : t.sizes[0];
@@ -169,6 +181,7 @@ class MatMulOperator final : public cpuml_operator {
         for (size_t j = 0; j < padded_n; ++j) values[(j / nr * blocks + c) * nr + j % nr] = row[j];
       }
       block_scales_ = std::move(decoded);
+      block_scales_half_ = !row.empty() && KeepScalesAsHalves(blocks * padded_n);
     }
     initialized_ = true;
     return CPUML_STATUS_SUCCESS;
@@ -264,6 +277,21 @@ class MatMulOperator final : public cpuml_operator {
   // (shared_zero_point >= 0): a block of 32 then reads 20 bytes a column per token, not 21 (16 of
   // nibbles, 4 of scale, 1 of zero point).
   // The same workspaces otherwise, and fewer persistent bytes than PlanMemory reported.
+  // The 4-bit plan's decoded scales (block_scales_, `count` of them) as FLOAT16 where every one
+  // is exactly a normal FLOAT16 number or zero, as a model quantized in half precision or
+  // llama.cpp's Q4_0 gives them: a block of 32 then reads 18 bytes a column per token with shared
+  // zero points, as Q4_0 itself does, instead of 20. The conversion back is exact on every tier.
+  bool KeepScalesAsHalves(size_t count) {
+    const float* values = reinterpret_cast<const float*>(block_scales_.get());
+    for (size_t i = 0; i < count; ++i)
+      if (ExactHalf(values[i]) < 0) return false;
+    Buffer halves = Allocate(count * sizeof(uint16_t));
+    uint16_t* bits = reinterpret_cast<uint16_t*>(halves.get());
+    for (size_t i = 0; i < count; ++i) bits[i] = static_cast<uint16_t>(ExactHalf(values[i]));
+    block_scales_ = std::move(halves);
+    return true;
+  }
+
   void ShareZeroPoint(int shared_zero_point) {
     active_ = &general_;
     shared_.reset();
@@ -437,6 +465,7 @@ class MatMulOperator final : public cpuml_operator {
   bool needs_initialize_ = false, initialized_ = false;
   Buffer packed_b_;
   Buffer block_scales_;  // DecodesBlockScalesOnce: [block][padded column] for active_'s plan
+  bool block_scales_half_ = false;  // block_scales_ holds FLOAT16 bits (KeepScalesAsHalves)
   Buffer owned_[kMatMulRoleCount];
   const char* const tier_name_;
   size_t scratch_bytes_ = 0;  // the larger of the plans' scratch
@@ -565,6 +594,10 @@ cpuml_status MatMulOperator::Run(const uint8_t* const* data, uint8_t* output, ui
   if (DecodesBlockScalesOnce()) {
     q.block_b_scale = reinterpret_cast<float*>(block_scales_.get());
     q.block_b_scale_by_panel = plan.format().Nibbles();
+    if (block_scales_half_) {
+      q.block_b_scale = nullptr;
+      q.block_b_scale_half = reinterpret_cast<const uint16_t*>(block_scales_.get());
+    }
   }
   if (cpuml_status s = Decode(plan, data, &q)) return s;
   const Tensor& o = d_.t[kOut];

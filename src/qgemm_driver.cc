@@ -169,6 +169,7 @@ QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t
   q.block_b_scale = b_blocks ? reinterpret_cast<float*>(column(5)) : nullptr;
   q.block_a_scale = a_blocks ? reinterpret_cast<float*>(column(5 + b_blocks)) : nullptr;
   q.block_b_scale_by_panel = false;
+  q.block_b_scale_half = nullptr;
   q.multiplier = nullptr;
   q.bias = nullptr;
   q.use_col_b = false;
@@ -353,7 +354,12 @@ struct QGemmPlan::RunJob {
     blocks.row_stride = 2 * p.padded_m();
     blocks.a_scale = q->block_a_scale ? q->block_a_scale + m0 : q->a_scale + m0;
     blocks.a_scale_stride = q->block_a_scale ? p.padded_m() : 0;
-    if (!q->block_b_scale) {
+    blocks.b_scale_half = nullptr;
+    if (q->block_b_scale_half) {
+      blocks.b_scale = nullptr;
+      blocks.b_scale_half = q->block_b_scale_half + panel * chunks * f.nr;
+      blocks.b_scale_stride = f.nr;
+    } else if (!q->block_b_scale) {
       blocks.b_scale = q->b_scale + n0;  // one block
       blocks.b_scale_stride = 0;
     } else if (q->block_b_scale_by_panel) {

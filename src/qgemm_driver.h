@@ -68,6 +68,9 @@ struct QGemmQuantization {
   // block_b_scale laid out [panel][chunk][nr] for a 4-bit plan (owned scales, decoded at
   // initialize in the order its kernels read them), instead of [chunk][padded column].
   bool block_b_scale_by_panel;
+  // A 4-bit plan's owned scales as FLOAT16 bits, [panel][chunk][nr], where every one is exactly a
+  // normal FLOAT16 number or zero (QGemmBlocks::b_scale_half); block_b_scale is then NULL.
+  const uint16_t* block_b_scale_half;
   int32_t *a_zero_point, *out_zero_point;          // per row
   int32_t* col_b;         // B zero points in the packing's domain, per column
   int32_t* b_zero_point;  // decoding scratch, per column

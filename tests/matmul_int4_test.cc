@@ -180,6 +180,38 @@ TEST_P(MatMulInt4Test, ZeroPointTensorOfOneValue) {
         }
 }
 
+// Owned blockwise B scales that are all FLOAT16 numbers (a model quantized in half precision,
+// llama.cpp's Q4_0): the kernels then read them as FLOAT16, converted back exactly. With one
+// scale that FLOAT16 cannot hold, they stay FLOAT32. Both against the reference.
+TEST_P(MatMulInt4Test, ScalesExactInHalfPrecision) {
+  std::mt19937 rng(96);
+  for (const uint32_t block : {32u, 128u})
+    for (const bool one_inexact : {false, true})
+      for (const uint32_t m : {1u, 4u, 40u}) {
+        QConfig c = RandomInt4(rng, m, 300, 1 + rng() % 40);
+        c.b_block = block;
+        c.scales_owned = true;
+        c.data = Data::kRandom;
+        QProblem problem(c);
+        GuardedBuffer& scales = problem.buffer(QProblem::kBScale);
+        float* values = reinterpret_cast<float*>(scales.data());
+        for (size_t i = 0; i < scales.size() / sizeof(float); ++i) {
+          // 1 + 10 bits of mantissa, exponents -14..2 (normal FLOAT16 numbers), either sign; some 0.
+          const float magnitude = ldexpf(1.0f + static_cast<float>(rng() % 1024) / 1024.0f, -14 + static_cast<int>(rng() % 17));
+          values[i] = rng() % 16 == 0 ? 0.0f : rng() % 2 ? -magnitude : magnitude;
+        }
+        if (one_inexact) values[0] = 0.1f;  // block 0, column 0: 0.1 is no FLOAT16 number
+        SCOPED_TRACE(Describe(c) + (one_inexact ? " FLOAT16 scales but one" : " FLOAT16 scales"));
+        const std::vector<uint8_t> expected = problem.Expected();
+        pthreadpool_t pool = CreatePool(c.threads);
+        const cpuml_status status = problem.Run(pool);
+        DestroyPool(pool);
+        ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+        ASSERT_TRUE(problem.buffer(QProblem::kOut).CanariesIntact());
+        ASSERT_EQ(problem.buffer(QProblem::kOut).Bytes(), expected);
+      }
+}
+
 // Scales per column, so K is one block however long: a column's sum of 4-bit values passes int16
 // (15 x 9000), and A's zero point makes the kernels use it; 40 rows reach the tile unit's kernel,
 // whose segments of 256 K values end in a partial one.

@@ -278,8 +278,11 @@ class BlockTile {
     const int32_t(&sums)[kMr][kNr] = acc_[c % 2];
     const float* a_scale = blocks_.a_scale + c * blocks_.a_scale_stride;
     const int32_t* row_a = blocks_.row_a + c * blocks_.row_stride;
-    const float* b_scale_row = blocks_.b_scale + c * blocks_.b_scale_stride;
-    const __m512 b_scale[2] = {_mm512_loadu_ps(b_scale_row), _mm512_loadu_ps(b_scale_row + 16)};
+    __m512 b_scale[2];
+    for (size_t half = 0; half < 2; ++half)
+      b_scale[half] = blocks_.b_scale_half ? _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+                                                 blocks_.b_scale_half + c * blocks_.b_scale_stride + 16 * half)))
+                                           : _mm512_loadu_ps(blocks_.b_scale + c * blocks_.b_scale_stride + 16 * half);
     __m512i column_term[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     if (kColumnSums)
       for (size_t half = 0; half < 2; ++half) column_term[half] = _mm512_load_si512(&column_terms_[c % 3][16 * half]);

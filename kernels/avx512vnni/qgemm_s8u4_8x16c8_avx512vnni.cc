@@ -85,7 +85,10 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
     const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
     const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
     const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
-    const __m512 b_scale = _mm512_loadu_ps(blocks.b_scale + c * blocks.b_scale_stride);
+    const __m512 b_scale =
+        blocks.b_scale_half
+            ? _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocks.b_scale_half + c * blocks.b_scale_stride)))
+            : _mm512_loadu_ps(blocks.b_scale + c * blocks.b_scale_stride);
     for (size_t r = 0; r < kRows; ++r) {
       __m512i s = _mm512_add_epi32(dot[r], _mm512_mullo_epi32(_mm512_set1_epi32(row_b[r]), zero_point));
       if (kColumnSums) s = _mm512_add_epi32(s, _mm512_mullo_epi32(_mm512_set1_epi32(row_a[r]), column_sum));

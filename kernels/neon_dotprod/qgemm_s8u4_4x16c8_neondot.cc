@@ -139,14 +139,18 @@ inline void AddBlock(const QGemmBlocks& blocks, size_t c, const uint8_t* zero_po
   const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
   const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
   const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
-  const float* b_scale = blocks.b_scale + c * blocks.b_scale_stride;
+  float32x4_t b_scale[kVectors];
+  for (size_t v = kFirst; v < kFirst + kCount; ++v)
+    b_scale[v] = blocks.b_scale_half
+                     ? vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(blocks.b_scale_half + c * blocks.b_scale_stride + 4 * v)))
+                     : vld1q_f32(blocks.b_scale + c * blocks.b_scale_stride + 4 * v);
   for (size_t r = 0; r < kRows; ++r)
     for (size_t v = kFirst; v < kFirst + kCount; ++v) {
       // Integer multiply-adds wrap mod 2^32 like the formula's; the float steps stay separate
       // (the library is built with -ffp-contract=off).
       int32x4_t s = vmlaq_n_s32(dot[r][v], zero_point[v], row_b[r]);
       if (kColumnSums) s = vmlaq_n_s32(s, column_sum[v], row_a[r]);
-      const float32x4_t scale = vmulq_f32(vdupq_n_f32(a_scale[r]), vld1q_f32(b_scale + 4 * v));
+      const float32x4_t scale = vmulq_f32(vdupq_n_f32(a_scale[r]), b_scale[v]);
       y[r][v] = vaddq_f32(y[r][v], vmulq_f32(vcvtq_f32_s32(s), scale));
     }
 }

@@ -10,6 +10,15 @@ namespace {
 
 constexpr size_t kMr = 4, kNr = 16, kKr = 8, kHalf = kKr / 2;
 
+// A FLOAT16 scale (QGemmBlocks::b_scale_half: a normal number or zero) as the FLOAT32 it is.
+float HalfToFloat(uint16_t half) {
+  const uint32_t sign = uint32_t{half} >> 15 << 31, exponent = uint32_t{half} >> 10 & 0x1F, mantissa = half & 0x3FFu;
+  const uint32_t bits = exponent == 0 ? sign : sign | (exponent + 127 - 15) << 23 | mantissa << 13;
+  float value;
+  memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
 }  // namespace
 
 static void qgemm_s8u4_4x16c8__scalar(size_t mr, size_t nr, size_t, const void* a_packed, const void* b_packed,
@@ -38,7 +47,10 @@ static void qgemm_s8u4_4x16c8__scalar(size_t mr, size_t nr, size_t, const void* 
     const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
     const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
     const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
-    const float* b_scale = blocks.b_scale + c * blocks.b_scale_stride;
+    float b_scale[kNr];
+    for (size_t j = 0; j < kNr; ++j)
+      b_scale[j] = blocks.b_scale_half ? HalfToFloat(blocks.b_scale_half[c * blocks.b_scale_stride + j])
+                                       : blocks.b_scale[c * blocks.b_scale_stride + j];
     for (size_t i = 0; i < mr; ++i)
       for (size_t j = 0; j < kNr; ++j) {
         const uint32_t s = dot[i][j] + static_cast<uint32_t>(row_a[i]) * column_sum[j] +
