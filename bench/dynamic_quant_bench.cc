@@ -15,10 +15,15 @@
 //   dqmatmul/cpuml/s8u4/<shape>/block:<32|128>/threads:N
 //                                             the same with A symmetric INT8 per row and block
 //                                             (MatMulNBits at accuracy_level 4)
+//   dqmatmul/cpuml/s8u4h/<shape>/block:<32|128>/threads:N
+//                                             s8u4 with B scales that are FLOAT16 numbers (as
+//                                             llama.cpp's Q4_0 and models quantized in half
+//                                             precision hold them), which cpuml keeps as FLOAT16
 //   model/cpuml/<preset>/<int8|int4/block:B>/M:<1|128>/threads:N
 //                                             one decoder layer's linear layers (--models=):
 //                                             the time per token (M = 1) or prefill chunk
-// Types: u8s8 and s8s8 (A's quantized type, s8 B), and u8u4 when asked for, as --types= selects.
+// Types: u8s8 and s8s8 (A's quantized type, s8 B), and u8u4, s8u4, s8u4h when asked for, as
+// --types= selects.
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -47,7 +52,8 @@ CPUML_TENSOR_DESC Tensor(CPUML_BUFFER_TENSOR_DESC* buffer) { return {CPUML_TENSO
 // {1,1,M,blocks}: what MatMulNBits computes at accuracy_level 4.
 class DynamicLinear {
  public:
-  DynamicLinear(Shape s, bool a_signed, uint32_t b_block = 0, uint32_t seed = 5, bool symmetric = false)
+  DynamicLinear(Shape s, bool a_signed, uint32_t b_block = 0, uint32_t seed = 5, bool symmetric = false,
+                bool half_scales = false)
       : s_(s), a_signed_(a_signed || symmetric), symmetric_(symmetric && b_block) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -59,7 +65,10 @@ class DynamicLinear {
     b_.resize((b_bytes + 3) / 4 * 4);
     for (auto& v : b_) v = static_cast<uint8_t>(rng());
     b_scale_.resize(size_t{s.n} * blocks);
-    for (size_t i = 0; i < b_scale_.size(); ++i) b_scale_[i] = 0.001f + 0.0001f * static_cast<float>(i % 17);
+    // 0.001 + 0.0001 (i % 17) is no FLOAT16 number; (1 + (i % 17) / 32) / 1024 is.
+    for (size_t i = 0; i < b_scale_.size(); ++i)
+      b_scale_[i] = half_scales ? (1.0f + static_cast<float>(i % 17) / 32.0f) / 1024.0f
+                                : 0.001f + 0.0001f * static_cast<float>(i % 17);
     const uint32_t zero_point_stride = (blocks + 1) / 2 * 2;  // nibbles: each column starts on a byte
     b_zero_point_.assign((size_t{s.n} * zero_point_stride / 2 + 3) / 4 * 4, 0x88);
     bias_.resize(s.n);
@@ -156,8 +165,8 @@ class DynamicLinear {
 };
 
 void BM_DynamicLinear(benchmark::State& state, Shape s, bool a_signed, bool quantize, int threads, uint32_t b_block,
-                      bool symmetric) {
-  DynamicLinear layer(s, a_signed, b_block, 5, symmetric);
+                      bool symmetric, bool half_scales) {
+  DynamicLinear layer(s, a_signed, b_block, 5, symmetric, half_scales);
   if (!layer.ok()) return state.SkipWithError("cpuml setup failed");
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   for (auto _ : state) {
@@ -290,24 +299,24 @@ void RegisterDynamicQuantBenchmarks() {
         const std::string types = a_signed ? "s8s8" : "u8s8";
         if (!options.Wants(types)) continue;
         const std::string suffix = "/" + types + "/" + ShapeName(s) + "/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(("dqmatmul/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, true, threads, 0u, false)
+        benchmark::RegisterBenchmark(("dqmatmul/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, true, threads, 0u, false, false)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
-        benchmark::RegisterBenchmark(("i2f/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, false, threads, 0u, false)
+        benchmark::RegisterBenchmark(("i2f/cpuml" + suffix).c_str(), BM_DynamicLinear, s, a_signed, false, threads, 0u, false, false)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #if CPUML_BENCH_HAVE_ONEDNN
         benchmark::RegisterBenchmark(("i2f/onednn" + suffix).c_str(), BM_OneDnnIntegerToFloat, s, a_signed, threads)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #endif
       }
-  for (bool symmetric : {false, true}) {
-    const std::string types = symmetric ? "s8u4" : "u8u4";
+  for (const char* types : {"u8u4", "s8u4", "s8u4h"}) {
     if (!options.Wants(types)) continue;
+    const bool symmetric = types[0] == 's', half_scales = types[4] == 'h';
     for (const Shape& s : options.shapes)
       for (int threads : options.threads)
         for (uint32_t block : {32u, 128u})
           benchmark::RegisterBenchmark(("dqmatmul/cpuml/" + types + "/" + ShapeName(s) + "/block:" +
                                         std::to_string(block) + "/threads:" + std::to_string(threads)).c_str(),
-                                       BM_DynamicLinear, s, false, true, threads, block, symmetric)
+                                       BM_DynamicLinear, s, false, true, threads, block, symmetric, half_scales)
               ->Unit(benchmark::kMicrosecond)->UseRealTime();
   }
   for (const std::string& name : options.models)

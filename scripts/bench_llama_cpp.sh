@@ -4,7 +4,8 @@
 # for this CPU (-march=native) into build/llama-cpp, with bench/llama_cpp_peer.cc, which times
 # ggml's mul_mat of Q4_0 weights by float activations (quantized to Q8_0 inside, block 32) and
 # says whether its output at N threads has the bytes of its output at one. Rounds alternate
-# cpuml_bench (`s8u4`, block 32: A symmetric per row and block, the same granularity) and the
+# cpuml_bench (`s8u4h`, block 32: A symmetric per row and block, the same granularity, and B's
+# scales FLOAT16 numbers, as Q4_0's are, which cpuml then reads as FLOAT16) and the
 # peer, at 1 thread (both pinned to the same core) and at every core; prints medians and the
 # median of the per-round ratios.
 #   bash scripts/bench_llama_cpp.sh [ROUNDS] [OUT]
@@ -36,8 +37,8 @@ BENCH=$(cpuml_bench_binary)
 round_step() {  # round, threads, pin...
   local round=$1 threads=$2
   shift 2
-  CPUML_BENCH_SHAPES=$SHAPES CPUML_BENCH_TYPES=s8u4 CPUML_BENCH_MODELS= CPUML_BENCH_THREADS=$threads "$@" "$BENCH" \
-    --benchmark_filter='^dqmatmul/cpuml/s8u4/.*/block:32/' --benchmark_min_time=0.2 --benchmark_format=csv \
+  CPUML_BENCH_SHAPES=$SHAPES CPUML_BENCH_TYPES=s8u4h CPUML_BENCH_MODELS= CPUML_BENCH_THREADS=$threads "$@" "$BENCH" \
+    --benchmark_filter='^dqmatmul/cpuml/s8u4h/.*/block:32/' --benchmark_min_time=0.2 --benchmark_format=csv \
     2>/dev/null | grep -E '^"dqmatmul' >> "$OUT/cpuml_$round.csv"
   # shellcheck disable=SC2046
   "$@" "$PEER" "$threads" $(echo "$SHAPES" | tr ',' ' ') >> "$OUT/peer_$round.txt"
@@ -54,7 +55,7 @@ notes = {}
 for r in range(1, rounds + 1):
     cpuml = {}
     for line in csv.reader(open(f"{out}/cpuml_{r}.csv")):
-        m = re.match(r"dqmatmul/cpuml/s8u4/([0-9x]+)/block:32/threads:(\d+)", line[0])
+        m = re.match(r"dqmatmul/cpuml/s8u4h/([0-9x]+)/block:32/threads:(\d+)", line[0])
         if m:
             cpuml[(m.group(1), int(m.group(2)))] = float(line[-1])
     for line in open(f"{out}/peer_{r}.txt"):
@@ -64,7 +65,7 @@ for r in range(1, rounds + 1):
             rows.setdefault(key, []).append((cpuml[key], float(m.group(3))))
             if m.group(4).strip():
                 notes.setdefault(key, set()).add(m.group(4).strip().replace("bytes: ", ""))
-print("\n| M x K x N | threads | cpuml s8u4 block 32 (GOPS) | llama.cpp Q4_0 (GOPS) | cpuml / llama.cpp | llama.cpp's bytes at N threads |")
+print("\n| M x K x N | threads | cpuml s8u4h block 32 (GOPS) | llama.cpp Q4_0 (GOPS) | cpuml / llama.cpp | llama.cpp's bytes at N threads |")
 print("|---|---|---|---|---|---|")
 for (shape, threads), pairs in sorted(rows.items(), key=lambda kv: (kv[0][1], [int(x) for x in kv[0][0].split("x")])):
     ratio = statistics.median(c / p for c, p in pairs)
