@@ -31,7 +31,8 @@ std::string ShapeName(const Shape& s);  // "MxKxN"
 //                                                             asked for only: u8u4 and s8u4,
 //                                                             4-bit B in blocks after u8 A per
 //                                                             tensor or symmetric s8 A per row
-//                                                             and block, the dynamic path's rows)
+//                                                             and block, the dynamic path's rows,
+//                                                             and s8u4h, s8u4 with FLOAT16 scales)
 //   --threads=1,16                       CPUML_BENCH_THREADS  thread counts (default 1,2)
 //   --models=llama3_8b,phi3_mini         CPUML_BENCH_MODELS   decoder-layer presets (default none)
 struct BenchOptions {

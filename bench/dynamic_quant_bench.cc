@@ -308,9 +308,10 @@ void RegisterDynamicQuantBenchmarks() {
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #endif
       }
-  for (const char* types : {"u8u4", "s8u4", "s8u4h"}) {
+  for (const char* name : {"u8u4", "s8u4", "s8u4h"}) {
+    const std::string types = name;
     if (!options.Wants(types)) continue;
-    const bool symmetric = types[0] == 's', half_scales = types[4] == 'h';
+    const bool symmetric = types[0] == 's', half_scales = types.size() > 4;
     for (const Shape& s : options.shapes)
       for (int threads : options.threads)
         for (uint32_t block : {32u, 128u})
