@@ -257,8 +257,8 @@ class MatMulOperator final : public cpuml_operator {
 
   // The one zero point of every block and column of the owned 4-bit B, in the packing's domain
   // (the value, or the value + 8 for INT4: BShift), or -1 where they differ. Without a
-  // BZeroPointTensor it is 0 (u = 8 for INT4): ONNX Runtime's MatMulNBits without zero points
-  // (8) maps to INT4 B, or to a BZeroPointTensor of 8s.
+  // BZeroPointTensor the zero point is 0, so u's is 0 for UINT4 and 8 for INT4. ONNX Runtime's
+  // MatMulNBits without zero points (8) maps to INT4 B, or to a BZeroPointTensor of 8s.
   int SharedZeroPoint(const CPUML_BUFFER_BINDING* inputs) const {
     const int shift = BShift(general_.plan.format().packing, d_.t[kB].type == CPUML_TENSOR_DATA_TYPE_INT4);
     if (!d_.present[kBZeroPoint]) return shift;
@@ -273,10 +273,6 @@ class MatMulOperator final : public cpuml_operator {
     return first ^ shift;  // INT4's nibble v is v - 16 (v >= 8); plus 8 is v XOR 8
   }
 
-  // Runs the 4-bit plan whose panels leave out the zero points when there is one value for all
-  // (shared_zero_point >= 0): a block of 32 then reads 20 bytes a column per token, not 21 (16 of
-  // nibbles, 4 of scale, 1 of zero point).
-  // The same workspaces otherwise, and fewer persistent bytes than PlanMemory reported.
   // The 4-bit plan's decoded scales (block_scales_, `count` of them) as FLOAT16 where every one
   // is exactly a normal FLOAT16 number or zero, as a model quantized in half precision or
   // llama.cpp's Q4_0 gives them: a block of 32 then reads 18 bytes a column per token with shared
@@ -292,6 +288,10 @@ class MatMulOperator final : public cpuml_operator {
     return true;
   }
 
+  // Runs the 4-bit plan whose panels leave out the zero points when there is one value for all
+  // (shared_zero_point >= 0): a block of 32 then reads 20 bytes a column per token, not 21 (16 of
+  // nibbles, 4 of scale, 1 of zero point). The same workspaces otherwise, and fewer persistent
+  // bytes than PlanMemory reported.
   void ShareZeroPoint(int shared_zero_point) {
     active_ = &general_;
     shared_.reset();
