@@ -13,6 +13,7 @@
 #include <new>
 #include <vector>
 
+#include "kernels/common/half.h"
 #include "src/dispatch.h"
 #include "src/operator.h"
 #include "src/qgemm_driver.h"
@@ -39,13 +40,11 @@ Buffer Allocate(size_t bytes) {
 // The FLOAT16 bits of f where f is a normal FLOAT16 number or zero, else -1. (FLOAT16 subnormals
 // are left out: no tier need then think about how its conversion treats them.)
 int32_t ExactHalf(float f) {
-  uint32_t bits;
-  memcpy(&bits, &f, sizeof bits);
-  const uint32_t sign = bits >> 31 << 15, magnitude = bits & 0x7FFFFFFFu;
-  if (magnitude == 0) return static_cast<int32_t>(sign);
-  const int exponent = static_cast<int>(magnitude >> 23) - 127;
-  if (exponent < -14 || exponent > 15 || (magnitude & 0x1FFFu) != 0) return -1;
-  return static_cast<int32_t>(sign | static_cast<uint32_t>(exponent + 15) << 10 | (magnitude >> 13 & 0x3FFu));
+  const uint16_t half = FloatToHalf(f);
+  const float back = HalfToFloat(half);
+  const uint32_t exponent = half & 0x7C00u;
+  const bool normal_or_zero = (half & 0x7FFFu) == 0 || (exponent != 0 && exponent != 0x7C00u);
+  return normal_or_zero && memcmp(&back, &f, sizeof f) == 0 ? half : -1;
 }
 
 MatrixGrid DistinctMatrices(const Tensor& t) {
@@ -279,11 +278,13 @@ class MatMulOperator final : public cpuml_operator {
   // zero points, as Q4_0 itself does, instead of 20. The conversion back is exact on every tier.
   bool KeepScalesAsHalves(size_t count) {
     const float* values = reinterpret_cast<const float*>(block_scales_.get());
-    for (size_t i = 0; i < count; ++i)
-      if (ExactHalf(values[i]) < 0) return false;
     Buffer halves = Allocate(count * sizeof(uint16_t));
     uint16_t* bits = reinterpret_cast<uint16_t*>(halves.get());
-    for (size_t i = 0; i < count; ++i) bits[i] = static_cast<uint16_t>(ExactHalf(values[i]));
+    for (size_t i = 0; i < count; ++i) {
+      const int32_t half = ExactHalf(values[i]);
+      if (half < 0) return false;
+      bits[i] = static_cast<uint16_t>(half);
+    }
     block_scales_ = std::move(halves);
     return true;
   }

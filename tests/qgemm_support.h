@@ -450,10 +450,11 @@ class QProblem {
 
 // Runs `c` through the library (on a pool of c.threads) and through the reference: the status,
 // the output's bytes (gaps included) and its canaries.
-inline void ExpectReferenceBytes(const QConfig& c) {
-  QProblem problem(c);
+// `problem` as built, or with its inputs' bytes changed since (the reference reads them as they
+// are now), at `threads` threads.
+inline void ExpectReferenceBytes(QProblem& problem, int threads) {
   const std::vector<uint8_t> expected = problem.Expected();
-  pthreadpool_t pool = CreatePool(c.threads);
+  pthreadpool_t pool = CreatePool(threads);
   const cpuml_status status = problem.Run(pool);
   DestroyPool(pool);
   ASSERT_EQ(status, CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
@@ -467,6 +468,11 @@ inline void ExpectReferenceBytes(const QConfig& c) {
     FAIL() << wrong << " of " << actual.size() << " output bytes differ; first at byte " << first << ": got "
            << int(actual[first]) << ", reference " << int(expected[first]);
   }
+}
+
+inline void ExpectReferenceBytes(const QConfig& c) {
+  QProblem problem(c);
+  ExpectReferenceBytes(problem, c.threads);
 }
 
 }  // namespace cpuml_test

@@ -2,6 +2,7 @@
 // C++: the layout's definition in code, and the kernel of every CPU without a vector one.
 #include <string.h>
 
+#include "kernels/common/half.h"
 #include "kernels/kernels.h"
 
 namespace cpuml {
@@ -9,15 +10,6 @@ namespace scalar {
 namespace {
 
 constexpr size_t kMr = 4, kNr = 16, kKr = 8, kHalf = kKr / 2;
-
-// A FLOAT16 scale (QGemmBlocks::b_scale_half: a normal number or zero) as the FLOAT32 it is.
-float HalfToFloat(uint16_t half) {
-  const uint32_t sign = uint32_t{half} >> 15 << 31, exponent = uint32_t{half} >> 10 & 0x1F, mantissa = half & 0x3FFu;
-  const uint32_t bits = exponent == 0 ? sign : sign | (exponent + 127 - 15) << 23 | mantissa << 13;
-  float value;
-  memcpy(&value, &bits, sizeof value);
-  return value;
-}
 
 }  // namespace
 
