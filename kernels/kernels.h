@@ -74,9 +74,18 @@ enum class QGemmPacking : uint8_t {
   // followed by kATileSlack bytes that a kernel may read past its last row (tile rows of 64 bytes
   // over a last block shorter than that).
   kS8U4BlockRows,
+  // kS8U4Blocks with two columns to a byte at the same K, for a dot instruction that takes B
+  // signed (sdot): a group of kr = 8 K values of nr = 16 columns is four 16-byte vectors, vector
+  // 2q + h holding columns 4q..4q+3 and 8+4q..8+4q+3 at the group's K quad h: its byte 4c + p
+  // has, at K 4h + p, column 4q + c's u in the low nibble and column 8 + 4q + c's u XOR 8 in the
+  // high one. The byte as s8 is then 16 * (u_high - 8) + u_low: a dot product of A on the bytes
+  // and one on their low nibbles give both columns exactly, with one mask for two products.
+  // Zero points (one byte a column, in column order, 0..15) and blocks as in kS8U4Blocks.
+  kS8U4ColumnPairs,
 };
 constexpr bool HoldsNibbles(QGemmPacking packing) {
-  return packing == QGemmPacking::kS8U4Blocks || packing == QGemmPacking::kS8U4BlockRows;
+  return packing == QGemmPacking::kS8U4Blocks || packing == QGemmPacking::kS8U4BlockRows ||
+         packing == QGemmPacking::kS8U4ColumnPairs;
 }
 constexpr size_t kATileSlack = 64;
 // In the 8-bit layouts the shifts are undone exactly by the row/column terms of the epilogue.
@@ -174,6 +183,10 @@ struct QGemmBlocks {
   // NULL: each block's zero points follow its data in the panel (kS8U4Blocks). Otherwise the
   // panel holds none, and every block's are these, one byte a column (kMaxKernelNr of them).
   const uint8_t* zero_points;
+  // kS8U4ColumnPairs: each block's panel ends with its columns' sums, int32 in column order (u in a
+  // low nibble, u - 8 in a high one), after its zero points. The front end packs them wherever a
+  // tile's row_a can be nonzero.
+  bool column_sums;
 };
 
 // k_groups: number of kr-element K groups in the packed panels (K rounded up to kr).

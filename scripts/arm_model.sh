@@ -66,14 +66,13 @@ model() {  # title, cores, entries...
     "XNNPACK 4x16c4 neondot ld64=${QS8}4x16c4__aarch64_neondot_ld64" \
     "XNNPACK 4x16c4 neondot cortex_a55=${QS8}4x16c4__aarch64_neondot_cortex_a55"
   # The 4-bit kernels: a loop's sdot count against the MACs they do, with the nibbles' unpacking
-  # (a mask and a shift per 16 bytes) and, for A with a zero point, the column sums' byte adds.
-  model "Dot product on 4-bit B (sdot on unpacked nibbles; the loop that does the most MACs)" \
+  # (one mask per 16 bytes: two columns a byte, kS8U4ColumnPairs). The loop is the same with and
+  # without an A zero point (B's column sums come packed).
+  model "Dot product on 4-bit B (sdot on the bytes and on their low nibbles; the loop that does the most MACs)" \
     cortex-a55,cortex-a510,neoverse-n1,neoverse-n2,neoverse-v1 \
-    "cpuml qgemm_s8u4_8x16c8__neondot, 8 rows, symmetric A=$O/neondot_s8u4.o@Tile<8ul, 8ul, false>" \
-    "cpuml qgemm_s8u4_8x16c8__neondot, 8 rows, A zero point=$O/neondot_s8u4.o@Tile<8ul, 8ul, true>" \
-    "cpuml qgemm_s8u4_4x16c8__neondot, 4 rows, symmetric A=$O/neondot_s8u4.o@Tile<4ul, 4ul, false>" \
-    "cpuml qgemm_s8u4_4x16c8__neondot, 4 rows, A zero point=$O/neondot_s8u4.o@Tile<4ul, 4ul, true>" \
-    "cpuml qgemm_s8u4_1x16c8__neondot, 1 row=$O/neondot_s8u4.o@qgemm_s8u4_1x16c8__neondot("
+    "cpuml qgemm_s8u4_8x16c8__neondot, 8 rows=$O/neondot_s8u4.o@Tile<8ul, 8ul>" \
+    "cpuml qgemm_s8u4_4x16c8__neondot, 4 rows=$O/neondot_s8u4.o@Tile<4ul, 4ul>" \
+    "cpuml qgemm_s8u4_1x16c8__neondot, 1 row (decode)=$O/neondot_s8u4.o@Tile<1ul, 1ul>"
   model "Int8 matrix multiply (smmla; Debian's XNNPACK has no i8mm kernel: its best sdot kernel for comparison)" \
     cortex-a510,neoverse-n2,neoverse-v1 \
     "cpuml qgemm_s8s8_8x8c8__neoni8mm=$O/i8mm_gemm.o@qgemm_s8s8_8x8c8__neoni8mm(" \

@@ -249,7 +249,8 @@ class MatMulOperator final : public cpuml_operator {
   Planned MakePlan(const QGemmKernel& kernel, int shared_zero_point = -1) const {
     return {QGemmPlan(kernel, d_.t[kOut].sizes[0], d_.t[kOut].sizes[1], d_.t[kOut].sizes[2], d_.t[kOut].sizes[3],
                       d_.t[kA].sizes[3], DistinctMatrices(d_.t[kA]), DistinctMatrices(d_.t[kB]),
-                      d_.b_block ? d_.b_block : QGemmPlan::kMaxExactK, shared_zero_point),
+                      d_.b_block ? d_.b_block : QGemmPlan::kMaxExactK, shared_zero_point,
+                      d_.t[kA].type == CPUML_TENSOR_DATA_TYPE_UINT8 || d_.present[kAZeroPoint]),
             {},
             nullptr};
   }

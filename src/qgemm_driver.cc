@@ -177,7 +177,8 @@ QGemmQuantization QGemmQuantization::In(uint8_t* memory, size_t padded_m, size_t
 }
 
 QGemmPlan::QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels, size_t m, size_t n, size_t k,
-                     MatrixGrid a_grid, MatrixGrid b_grid, size_t chunk_k, int shared_zero_point)
+                     MatrixGrid a_grid, MatrixGrid b_grid, size_t chunk_k, int shared_zero_point,
+                     bool a_zero_points)
     : kernel_(kernel),
       format_(PackFormat::Of(kernel)),
       batches_(batches),
@@ -191,6 +192,7 @@ QGemmPlan::QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels,
     format_.shared_zero_points = true;
     memset(shared_zero_points_, shared_zero_point, sizeof shared_zero_points_);
   }
+  format_.column_sums = format_.packing == QGemmPacking::kS8U4ColumnPairs && a_zero_points;
   for (size_t k0 = 0; k0 < k_; k0 += chunk_k) {
     const size_t chunk = std::min(chunk_k, k_ - k0);
     chunks_.push_back({k0, chunk, b_panel_stride_, a_tile_stride_});
@@ -370,6 +372,7 @@ struct QGemmPlan::RunJob {
       blocks.b_scale_stride = p.padded_n();
     }
     blocks.zero_points = f.shared_zero_points ? p.shared_zero_points_ : nullptr;
+    blocks.column_sums = f.column_sums;
     params->blocks = &blocks;
     const bool unit_columns = out->col_stride == sizeof(float);
     params->out = unit_columns ? out_tile : static_cast<void*>(scratch);

@@ -111,9 +111,12 @@ class QGemmPlan {
   // K runs in chunks of chunk_k (kMaxExactK, or the B scales' block for blockwise scales).
   // shared_zero_point (a 4-bit kernel only): -1, or the one zero point (0..15, in the packing's
   // domain) of every column and block of B, which the panels then leave out
-  // (PackFormat::shared_zero_points).
+  // (PackFormat::shared_zero_points). a_zero_points: A can have a zero point other than 0 in the
+  // s8 domain (UINT8 A, or a zero-point tensor), which a kS8U4ColumnPairs kernel needs B's column
+  // sums for (PackFormat::column_sums).
   QGemmPlan(const QGemmKernel& kernel, size_t batches, size_t channels, size_t m, size_t n, size_t k,
-            MatrixGrid a_grid, MatrixGrid b_grid, size_t chunk_k = kMaxExactK, int shared_zero_point = -1);
+            MatrixGrid a_grid, MatrixGrid b_grid, size_t chunk_k = kMaxExactK, int shared_zero_point = -1,
+            bool a_zero_points = true);
   // Refuses shapes whose workspaces cannot be represented (every product checked).
   cpuml_status CheckLimits(const char* op) const;
 

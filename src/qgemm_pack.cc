@@ -414,18 +414,30 @@ void PackB4Block(const PackFormat& f, const Int4Matrix& b, const Int4Matrix* zer
     return static_cast<uint8_t>((m.data[index / 2] >> (index % 2 * 4)) & 0xF);
   };
   const size_t half_kr = f.kr / 2, group_bytes = f.nr * half_kr;
+  const bool column_pairs = f.packing == QGemmPacking::kS8U4ColumnPairs;
+  uint8_t* after_data = out + f.Groups(k) * group_bytes;
   for (size_t j = 0; j < nr_valid; ++j) {
     const uint64_t column = b.offset + (n0 + j) * b.col_stride;
+    // kS8U4ColumnPairs: column j < nr/2 in the low nibbles of lane j % 4 of vectors 2 (j / 4) + h,
+    // column nr/2 + j' in the high nibbles of column j''s place, as u XOR 8 (kernels/kernels.h).
+    const bool high = column_pairs && j >= f.nr / 2;
+    const size_t low_column = j % (f.nr / 2);
+    int32_t sum = 0;  // of u, or u - 8 in a high nibble: |sum| < 2^20 (a chunk is at most 2^15 K)
     for (size_t kk = 0; kk < k; ++kk) {
       const uint8_t u = nibble(b, column + (k0 + kk) * b.row_stride) ^ to_u;
       const size_t in_group = kk % f.kr;
-      // Byte p of a column's group holds K p (low nibble) and K half_kr + p (high nibble).
-      out[kk / f.kr * group_bytes + j * half_kr + in_group % half_kr] |=
-          static_cast<uint8_t>(u << (in_group / half_kr * 4));
+      uint8_t* group = out + kk / f.kr * group_bytes;
+      sum += high ? u - 8 : u;
+      if (column_pairs)
+        group[(low_column / 4 * 2 + in_group / 4) * 16 + low_column % 4 * 4 + in_group % 4] |=
+            static_cast<uint8_t>(high ? (u ^ 8) << 4 : u);
+      else  // byte p of a column's group holds K p (low nibble) and K half_kr + p (high nibble)
+        group[j * half_kr + in_group % half_kr] |= static_cast<uint8_t>(u << (in_group / half_kr * 4));
     }
-    if (f.shared_zero_points) continue;
-    uint8_t* zero = out + f.Groups(k) * group_bytes;
-    zero[j] = zero_point ? nibble(*zero_point, zero_point->offset + (n0 + j) * zero_point->col_stride) ^ to_u : to_u;
+    if (!f.shared_zero_points)
+      after_data[j] =
+          zero_point ? nibble(*zero_point, zero_point->offset + (n0 + j) * zero_point->col_stride) ^ to_u : to_u;
+    if (f.column_sums) memcpy(after_data + (f.shared_zero_points ? 0 : f.nr) + j * sizeof sum, &sum, sizeof sum);
   }
 }
 

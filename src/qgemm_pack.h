@@ -29,17 +29,25 @@ struct PackFormat {
   // (decode reads B's bytes once per token: a block of 32 reads 16 bytes of nibbles a column, and
   // its zero point would add another).
   bool shared_zero_points = false;
+  // kS8U4ColumnPairs: each block's panel ends with its columns' sums, int32 in column order (a low
+  // column's sum of u, a high column's of u - 8), where A can have a zero point: the kernels then
+  // run the symmetric loop and add row_a * sum after it.
+  bool column_sums = false;
 
-  static PackFormat Of(const QGemmKernel& kernel) { return {kernel.packing, kernel.mr, kernel.nr, kernel.kr, false}; }
+  static PackFormat Of(const QGemmKernel& kernel) {
+    return {kernel.packing, kernel.mr, kernel.nr, kernel.kr, false, false};
+  }
   size_t ElementBytes() const { return packing == QGemmPacking::kInt16Pairs ? 2 : 1; }
   bool Nibbles() const { return HoldsNibbles(packing); }
   // K values of one B column kept together: kr, except in the AMX layout (quads).
   uint32_t BLineKr() const { return packing == QGemmPacking::kU8S8Tiles ? 4 : kr; }
   size_t Groups(size_t k) const { return (k + kr - 1) / kr; }
-  // kS8U4Blocks: data [Groups(k)][nr][kr / 2] and a zero-point byte per column (none with
-  // shared_zero_points), no column sums.
+  // The 4-bit layouts: data of Groups(k) * nr * kr / 2 bytes (kS8U4Blocks: [Groups(k)][nr][kr / 2]),
+  // a zero-point byte per column (none with shared_zero_points), then with column_sums an int32
+  // per column.
   size_t BPanelBytes(size_t k) const {
-    return Nibbles() ? Groups(k) * nr * (kr / 2) + (shared_zero_points ? 0 : nr)
+    return Nibbles() ? Groups(k) * nr * (kr / 2) + (shared_zero_points ? 0 : nr) +
+                           (column_sums ? nr * sizeof(int32_t) : 0)
                      : nr * sizeof(int32_t) + Groups(k) * nr * kr * ElementBytes();
   }
   size_t ATileBytes(size_t k) const { return Groups(k) * mr * kr * ElementBytes(); }
@@ -59,9 +67,10 @@ struct Int4Matrix {
 };
 
 // Packs columns [n0, n0 + nr_valid) and K rows [k0, k0 + k) of a 4-bit B into one block of a
-// kS8U4Blocks panel. zero_point, when not NULL, holds B's zero points with the block as its row
-// (row 0 is this block's; strides of 0 broadcast); without it the zero point is 0. Columns past
-// nr_valid and K past k are zero. With f.shared_zero_points no zero point is written.
+// kS8U4Blocks or kS8U4ColumnPairs panel. zero_point, when not NULL, holds B's zero points with the
+// block as its row (row 0 is this block's; strides of 0 broadcast); without it the zero point is
+// 0. Columns past nr_valid and K past k are zero bytes. With f.shared_zero_points no zero point is
+// written.
 void PackB4Block(const PackFormat& f, const Int4Matrix& b, const Int4Matrix* zero_point, size_t k0, size_t k,
                  size_t n0, size_t nr_valid, void* panel);
 

@@ -38,7 +38,8 @@ int32_t ADomainShift(QGemmPacking packing, bool a_signed) {
     case QGemmPacking::kU8S8Tiles: return a_signed ? 128 : 0;
     case QGemmPacking::kS8S8:
     case QGemmPacking::kS8U4Blocks:
-    case QGemmPacking::kS8U4BlockRows: return a_signed ? 0 : -128;
+    case QGemmPacking::kS8U4BlockRows:
+    case QGemmPacking::kS8U4ColumnPairs: return a_signed ? 0 : -128;
     case QGemmPacking::kInt16Pairs: break;
   }
   return 0;
@@ -325,6 +326,71 @@ TEST(QGemmPackBlockRows, ATilesMatchTheLayout) {
                                           << " column stride " << spacing);
           ASSERT_NO_FATAL_FAILURE(
               ExpectATile(PackA(f, l, a, za, k0, k, m0, mr_valid), ExpectedATile(l, a, za, k0, k, m0, mr_valid)));
+        }
+}
+
+// The 4-bit B layouts, from kernels/kernels.h's words: kS8U4Blocks (byte p of a column's group:
+// K p low, K 4 + p high) and kS8U4ColumnPairs (vector 2q + h, byte 4c + p: column 4q + c low and
+// column 8 + 4q + c high XOR 8, at K 4h + p); then the zero-point bytes unless shared, then with
+// column sums an int32 a column (kS8U4ColumnPairs: u summed, u - 8 for a high column). Values are
+// u = the UINT4 value, or the INT4 value + 8.
+TEST(QGemmPackNibbles, BBlocksMatchTheLayout) {
+  std::mt19937 rng(12);
+  constexpr size_t kNr = 16, kKr = 8;
+  for (const QGemmPacking packing : {QGemmPacking::kS8U4Blocks, QGemmPacking::kS8U4ColumnPairs})
+    for (const bool is_signed : {false, true})
+      for (const bool shared : {false, true})
+        for (const bool sums : {false, true}) {
+          if (sums && packing != QGemmPacking::kS8U4ColumnPairs) continue;
+          for (const size_t k : {1u, 5u, 8u, 13u, 32u})
+            for (const size_t nr_valid : {kNr, size_t{11}, size_t{3}}) {
+              PackFormat f{packing, 4, kNr, kKr};
+              f.shared_zero_points = shared;
+              f.column_sums = sums;
+              // B is (k0 + k) x (n0 + nr_valid) values, one nibble each, column stride 1 nibble, row
+              // stride n0 + nr_valid + 1 (odd: rows start in either half of a byte).
+              const size_t k0 = 2, n0 = 3, cols = n0 + nr_valid, row_stride = cols + 1, offset = 1;
+              std::vector<uint8_t> nibbles((offset + (k0 + k) * row_stride + 1) / 2 + 1);
+              for (uint8_t& byte : nibbles) byte = static_cast<uint8_t>(rng());
+              std::vector<uint8_t> zero_nibbles(cols / 2 + 1);
+              for (uint8_t& byte : zero_nibbles) byte = static_cast<uint8_t>(rng());
+              auto nibble = [](const std::vector<uint8_t>& data, size_t index) {
+                return static_cast<uint8_t>(index % 2 ? data[index / 2] >> 4 : data[index / 2] & 0xF);
+              };
+              const uint8_t to_u = is_signed ? 8 : 0;  // INT4 v: value v - 16 (v >= 8), u = value + 8
+              auto u = [&](size_t j, size_t kk) {
+                return static_cast<uint8_t>(nibble(nibbles, offset + (k0 + kk) * row_stride + n0 + j) ^ to_u);
+              };
+              const cpuml::Int4Matrix b{nibbles.data(), is_signed, offset, row_stride, 1};
+              const cpuml::Int4Matrix zero{zero_nibbles.data(), is_signed, 0, 0, 1};
+              std::vector<uint8_t> panel(f.BPanelBytes(k) + 64, 0xA5);
+              cpuml::PackB4Block(f, b, &zero, k0, k, n0, nr_valid, panel.data());
+
+              const size_t groups = (k + kKr - 1) / kKr, data_bytes = groups * kNr * kKr / 2;
+              std::vector<uint8_t> expected(f.BPanelBytes(k), 0);
+              for (size_t j = 0; j < nr_valid; ++j) {
+                int32_t sum = 0;
+                for (size_t kk = 0; kk < k; ++kk) {
+                  const size_t g = kk / kKr, in_group = kk % kKr;
+                  uint8_t* group = expected.data() + g * kNr * kKr / 2;
+                  if (packing == QGemmPacking::kS8U4Blocks) {
+                    group[j * 4 + in_group % 4] |= static_cast<uint8_t>(u(j, kk) << (in_group < 4 ? 0 : 4));
+                    continue;
+                  }
+                  const bool high = j >= 8;
+                  const size_t column = j % 8, q = column / 4, c = column % 4, h = in_group / 4, p = in_group % 4;
+                  group[(2 * q + h) * 16 + 4 * c + p] |= static_cast<uint8_t>(high ? (u(j, kk) ^ 8) << 4 : u(j, kk));
+                  sum += high ? u(j, kk) - 8 : u(j, kk);
+                }
+                if (!shared) expected[data_bytes + j] = static_cast<uint8_t>(nibble(zero_nibbles, n0 + j) ^ to_u);
+                if (sums) memcpy(&expected[data_bytes + (shared ? 0 : kNr) + 4 * j], &sum, 4);
+              }
+              SCOPED_TRACE(testing::Message() << "packing " << static_cast<int>(packing) << " signed " << is_signed
+                                              << " shared zero points " << shared << " sums " << sums << " k " << k
+                                              << " columns " << nr_valid);
+              ASSERT_EQ(0, memcmp(panel.data(), expected.data(), expected.size()));
+              for (size_t i = expected.size(); i < panel.size(); ++i) ASSERT_EQ(0xA5, panel[i]) << "written past the panel";
+            }
         }
 }
 
