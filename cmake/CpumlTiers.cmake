@@ -35,7 +35,7 @@ endif()
 
 cpuml_add_tier(scalar SOURCES tier.cc fill_scalar.cc quantize_scalar.cc qgemm_s8u4_4x16c8_scalar.cc qgemm_x16_4x4c2_scalar.cc)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
-  cpuml_add_tier(sse41 FLAGS -msse4.1 SOURCES tier.cc fill_sse41.cc quantize_sse41.cc qgemm_x16_4x8c2_sse41.cc)
+  cpuml_add_tier(sse41 FLAGS -msse4.1 SOURCES tier.cc fill_sse41.cc quantize_sse41.cc qgemm_s8u4_4x8c8_sse41.cc qgemm_x16_4x8c2_sse41.cc)
   cpuml_add_tier(avx2 FLAGS -mavx2 -mfma -mf16c SOURCES tier.cc fill_avx2.cc quantize_avx2.cc qgemm_s8u4_4x16c8_avx2.cc qgemm_u8s8_1x16c4_avx2.cc qgemm_u8s7_6x16c4_avx2.cc
     qgemm_x16_6x16c2_avx2.cc)
   cpuml_add_tier(avxvnni FLAGS -mavx2 -mfma -mf16c -mavxvnni SOURCES tier.cc qgemm_s8u4_4x16c8_avxvnni.cc qgemm_u8s8_6x16c4_avxvnni.cc)
@@ -49,7 +49,7 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
           ${CPUML_NO_AVX512_HEADER_WARNING}
     SOURCES tier.cc qgemm_u8s8_32x32c64_amx.cc qgemm_s8u4_32x32c8_amx.cc)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
-  cpuml_add_tier(neon SOURCES tier.cc fill_neon.cc quantize_neon.cc qgemm_s8s8_2x8c16_neon.cc requantize_neon.cc)  # NEON is baseline
+  cpuml_add_tier(neon SOURCES tier.cc fill_neon.cc quantize_neon.cc qgemm_s8u4_2x8c8_neon.cc qgemm_s8s8_2x8c16_neon.cc requantize_neon.cc)  # NEON is baseline
   cpuml_add_tier(neon_dotprod FLAGS -march=armv8.2-a+dotprod SOURCES tier.cc qgemm_s8u4_4x16c8_neondot.cc qgemm_s8s8_8x8c4_neondot.cc)
   cpuml_add_tier(neon_i8mm FLAGS -march=armv8.2-a+dotprod+i8mm SOURCES tier.cc qgemm_s8s8_8x8c8_neoni8mm.cc)
 endif()

@@ -23,6 +23,7 @@ compile() {  # source, object, extra flags...
     -c "$ROOT/$source" -o "$OUT/obj/$object"
 }
 compile kernels/neon/qgemm_s8s8_2x8c16_neon.cc neon_gemm.o
+compile kernels/neon/qgemm_s8u4_2x8c8_neon.cc neon_s8u4.o
 compile kernels/neon/fill_neon.cc neon_fill.o
 compile kernels/neon_dotprod/qgemm_s8s8_8x8c4_neondot.cc neondot_gemm.o -march=armv8.2-a+dotprod
 compile kernels/neon_dotprod/qgemm_s8u4_4x16c8_neondot.cc neondot_s8u4.o -march=armv8.2-a+dotprod
@@ -73,6 +74,10 @@ model() {  # title, cores, entries...
     "cpuml qgemm_s8u4_8x16c8__neondot, 8 rows=$O/neondot_s8u4.o@Tile<8ul, 8ul>" \
     "cpuml qgemm_s8u4_4x16c8__neondot, 4 rows=$O/neondot_s8u4.o@Tile<4ul, 4ul>" \
     "cpuml qgemm_s8u4_1x16c8__neondot, 1 row (decode)=$O/neondot_s8u4.o@Tile<1ul, 1ul>"
+  model "NEON on 4-bit B (smlal on unpacked nibbles, no dot product)" \
+    cortex-a53,cortex-a55,cortex-a510,cortex-a57,neoverse-n1,neoverse-n2,neoverse-v1 \
+    "cpuml qgemm_s8u4_2x8c8__neon, 2 rows=$O/neon_s8u4.o@Tile<2ul, false>" \
+    "cpuml qgemm_s8u4_2x8c8__neon, 1 row (decode)=$O/neon_s8u4.o@qgemm_s8u4_2x8c8__neon("
   model "Int8 matrix multiply (smmla; Debian's XNNPACK has no i8mm kernel: its best sdot kernel for comparison)" \
     cortex-a510,neoverse-n2,neoverse-v1 \
     "cpuml qgemm_s8s8_8x8c8__neoni8mm=$O/i8mm_gemm.o@qgemm_s8s8_8x8c8__neoni8mm(" \

@@ -205,8 +205,9 @@ class MatMulOperator final : public cpuml_operator {
     const uint64_t kn = uint64_t{d_.t[kB].sizes[2]} * d_.t[kB].sizes[3];
     return {data, true, grid.channels * kn, kn, d_.t[kB].sizes[3], 1, grid};
   }
-  // value(B[k][n]) - value(BZeroPoint[block of k][n]) for every distinct matrix: the sums are then
-  // those of the formula with no B zero point left (docs/semantics.md).
+  // value(B[k][n]) - value(BZeroPoint[n]) for every distinct matrix: the sums are then those of the
+  // formula with no B zero point left (docs/semantics.md). Only a B without block scales comes
+  // here, K past one exact chunk: every tier has 4-bit kernels for every M (MatMulInt4Kernels).
   void UnpackB4(const uint8_t* b, const uint8_t* zero_point, uint8_t* out) const {
     const Tensor& t = d_.t[kB];
     const Tensor& z = d_.t[kBZeroPoint];
@@ -217,7 +218,6 @@ class MatMulOperator final : public cpuml_operator {
       return is_signed ? (v ^ 8) - 8 : v;
     };
     const uint32_t k_count = t.sizes[2], n_count = t.sizes[3];
-    const uint32_t block = d_.b_block ? d_.b_block : k_count;
     for (size_t bi = 0; bi < grid.batches; ++bi)
       for (size_t ci = 0; ci < grid.channels; ++ci) {
         const uint64_t base = bi * t.strides[0] + ci * t.strides[1];
@@ -225,8 +225,8 @@ class MatMulOperator final : public cpuml_operator {
           for (uint32_t n = 0; n < n_count; ++n) {
             int32_t v = nibble(b, base + k * t.strides[2] + n * t.strides[3]);
             if (zero_point) {
-              const uint64_t row = z.sizes[2] == 1 ? 0 : k / block, column = z.sizes[3] == 1 ? 0 : n;
-              v -= nibble(zero_point, row * z.strides[2] + column * z.strides[3]);
+              const uint64_t column = z.sizes[3] == 1 ? 0 : n;
+              v -= nibble(zero_point, column * z.strides[3]);
             }
             *out++ = static_cast<uint8_t>(static_cast<int8_t>(v));
           }

@@ -3,6 +3,8 @@
 // reference, and the descriptor rules.
 #include <math.h>
 
+#include "src/dispatch.h"
+#include "tests/kernels/registered_kernels.h"
 #include "tests/qgemm_support.h"
 
 namespace cpuml_test {
@@ -220,6 +222,34 @@ TEST_P(MatMulInt4Test, LongKInOneBlock) {
       ExpectReferenceBytes(c);
       if (HasFatalFailure()) return;
     }
+}
+
+// Past one exact chunk (2^15 K) without block scales, B goes to the 8-bit kernels unpacked, less
+// its zero points, and the chunks meet in int64 (the 4-bit kernels take one chunk a block).
+TEST_P(MatMulInt4Test, LongKPastOneChunkUnpacked) {
+  std::mt19937 rng(94);
+  for (const CPUML_TENSOR_DATA_TYPE b_type : {kU4, kS4})
+    for (const Quant b_zero : {Quant::kPerTensor, Quant::kPerChannel}) {
+      QConfig c = RandomInt4(rng, 1 + rng() % 3, 33000 + rng() % 3000, 1 + rng() % 20);
+      c.b_block = 0;
+      c.nbits_layout = false;
+      c.a_block_scales = false;
+      c.b_type = b_type;
+      c.b_zero = b_zero;
+      SCOPED_TRACE(Describe(c));
+      ExpectReferenceBytes(c);
+      if (HasFatalFailure()) return;
+    }
+}
+
+// Every tier's table has a 4-bit kernel for every M, so B with block scales always runs on one
+// (the operator unpacks B to 8 bits only past one exact chunk without them). A property of the
+// tables, checked on every CPU.
+TEST(MatMulInt4Kernels, EveryTierServesEveryM) {
+  for (const RegisteredTier& tier : RegisteredTiers())
+    for (const uint64_t m : {1u, 2u, 3u, 4u, 5u, 8u, 9u, 15u, 16u, 17u, 32u, 33u, 1000u, UINT32_MAX})
+      EXPECT_TRUE(cpuml::HoldsNibbles(cpuml::SelectQGemmKernel(*tier.kernels, m, 0, true).packing))
+          << tier.name << ", M = " << m;
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, MatMulInt4Test, testing::ValuesIn(AllTiers()), TierName);
