@@ -28,7 +28,8 @@ constexpr size_t kGroupBytes = kNr * kKr / 2, kVectors = kNr / 4;
 constexpr size_t kHalves = 2, kHalfBytes = kGroupBytes / kHalves;
 
 // Rows 2i and 2i + 1 of A's group g as one vector: row 2i's quads in lanes 0-1, row 2i + 1's in
-// lanes 2-3 (sdot by element picks a lane). An odd last row reads 8 bytes, the rest is zero.
+// lanes 2-3 (sdot by element picks a lane). An odd last row reads its own 8 bytes only (a one-row
+// tile may end there), its pair's upper lanes zero.
 template <size_t kRows, size_t kAStride, size_t... kPair>
 inline void LoadRowPairs(const int8_t* a, size_t g, int8x16_t (&pairs)[(kRows + 1) / 2], std::index_sequence<kPair...>) {
   const int8_t* group = a + g * kAStride * kKr;
