@@ -129,25 +129,16 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
   }
 }
 
-// Column sums only where some row's A zero point is not 0 in the s8 domain (row_a is the same for
-// every block).
-template <size_t kRows>
-void TileRows(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmTileParams* p) {
-  bool column_sums = false;
-  for (size_t r = 0; r < kRows; ++r) column_sums |= p->blocks->row_a[r] != 0;
-  if (column_sums)
-    Tile<kRows, true>(nr, a_tile, b_panel, p);
-  else
-    Tile<kRows, false>(nr, a_tile, b_panel, p);
-}
-
 }  // namespace
 
 static void qgemm_s8u4_2x8c8__neon(size_t mr, size_t nr, size_t, const void* a_packed, const void* b_packed,
                                    const QGemmTileParams* p) {
   WithRowCount<kMr>(mr, [&](auto rows) {
-    TileRows<decltype(rows)::value>(nr, static_cast<const uint8_t*>(a_packed), static_cast<const uint8_t*>(b_packed),
-                                    p);
+    constexpr size_t kRows = decltype(rows)::value;
+    WithColumnSums<kRows>(p->blocks->row_a, [&](auto column_sums) {
+      Tile<kRows, decltype(column_sums)::value>(nr, static_cast<const uint8_t*>(a_packed),
+                                                static_cast<const uint8_t*>(b_packed), p);
+    });
   });
 }
 
