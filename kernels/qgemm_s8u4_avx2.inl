@@ -161,16 +161,11 @@ void S8U4Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QG
   }
 }
 
-// Column sums are needed only where some row's A zero point is not 0 in the s8 domain (row_a,
-// the same for every block).
 template <size_t kRows, size_t kAStride>
 void S8U4TileRows(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmTileParams* p) {
-  bool column_sums = false;
-  for (size_t r = 0; r < kRows; ++r) column_sums |= p->blocks->row_a[r] != 0;
-  if (column_sums)
-    S8U4Tile<kRows, kAStride, true>(nr, a_tile, b_panel, p);
-  else
-    S8U4Tile<kRows, kAStride, false>(nr, a_tile, b_panel, p);
+  WithColumnSums<kRows>(p->blocks->row_a, [&](auto column_sums) {
+    S8U4Tile<kRows, kAStride, decltype(column_sums)::value>(nr, a_tile, b_panel, p);
+  });
 }
 
 }  // namespace
