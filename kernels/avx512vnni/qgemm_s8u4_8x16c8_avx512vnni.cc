@@ -1,12 +1,12 @@
-// qgemm_s8u4_1x16c8__avx512vnni, qgemm_s8u4_1x16c8_pfl1__avx512vnni and
-// qgemm_s8u4_8x16c8__avx512vnni: 4-bit B in blocks (kS8U4Blocks, kernels/kernels.h), one row (M = 1,
-// LLM decode) or up to eight, every block of the tile in one call, finished in float.
+// qgemm_s8u4_1x16c8__avx512vnni, qgemm_s8u4_1x16c8_pfl1__avx512vnni, qgemm_s8u4_4x64c8__avx512vnni
+// and qgemm_s8u4_8x16c8__avx512vnni: 4-bit B in blocks (kS8U4Blocks, kernels/kernels.h), one row
+// (M = 1, LLM decode), up to four rows of 64 columns or up to eight of 16, every block of the tile
+// in one call, finished in float.
 //
-// A group of the 16-column panel is one zmm: 16 columns x 4 bytes. Masked, its low nibbles are
-// each column's first K quad as u8; shifted, its high ones the second; vpdpbusd multiplies them by
-// A's quads as s8 straight into int32, so every sum is the exact one, and the float steps are the
-// formula's, lane by lane: the bits are every tier's. Eight rows give each unpacked group sixteen
-// vpdpbusd, the 8-bit 12 x 32 kernel's ratio of multiplies to loads.
+// A group of 16 columns is one zmm: 16 columns x 4 bytes. Masked, its low nibbles are each
+// column's first K quad as u8; shifted, its high ones the second; vpdpbusd multiplies them by A's
+// quads as s8 straight into int32, so every sum is the exact one, and the float steps are the
+// formula's, lane by lane: the bits are every tier's.
 #include <immintrin.h>
 #include <string.h>
 
@@ -19,8 +19,8 @@ namespace cpuml {
 namespace avx512vnni {
 namespace {
 
-constexpr size_t kMr = 8, kNr = 16, kKr = 8;
-constexpr size_t kGroupBytes = kNr * kKr / 2;  // one zmm
+constexpr size_t kMr = 8, kKr = 8;
+constexpr size_t kVectorBytes = 16 * kKr / 2;  // a group of 16 columns: one zmm
 // Groups whose column-sum bytes (two nibbles each, <= 30 a group) are added before vpdpbusd widens them.
 constexpr size_t kGroupsPerWiden = 8;
 
@@ -30,20 +30,25 @@ inline __m512i BroadcastQuad(const int8_t* a) {
   return _mm512_set1_epi32(quad);
 }
 
-// One block's exact sums: dot[r] for the tile's kRows rows (kAStride rows per group of the A
-// tile), and when kColumnSums the columns' sums of u. kPrefetchL1: every line of B 4 KB ahead
-// into L1, for Intel server cores (the 8-bit one-row kernel's kEveryLineToL1 explains it).
-template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
-inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m512i (&dot)[kRows], __m512i& column_sum) {
+// One block's exact sums over kVectors zmm of columns (16 each; a group's kVectors * 64 bytes):
+// dot[r][v] for the tile's kRows rows (kAStride rows per group of the A tile), and when
+// kColumnSums the columns' sums of u. kPrefetchL1: every line of B 4 KB ahead into L1, for Intel
+// server cores (the 8-bit one-row kernel's kEveryLineToL1 explains it).
+template <size_t kRows, size_t kVectors, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
+inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m512i (&dot)[kRows][kVectors],
+                      __m512i (&column_sum)[kVectors]) {
   const __m512i mask = _mm512_set1_epi8(0x0F), ones = _mm512_set1_epi8(1);
   // One row streams B: alternate groups and the two nibbles go to four accumulators, so four
   // vpdpbusd chains are in flight instead of one.
   constexpr size_t kChains = kRows == 1 ? 4 : 1;
-  __m512i chain[kChains][kRows];
-  for (size_t c = 0; c < kChains; ++c)
-    for (size_t r = 0; r < kRows; ++r) chain[c][r] = _mm512_setzero_si512();
-  column_sum = _mm512_setzero_si512();
-  __m512i column_bytes = _mm512_setzero_si512();
+  constexpr size_t kGroupBytes = kVectors * kVectorBytes;
+  __m512i chain[kChains][kRows][kVectors];
+  __m512i column_bytes[kVectors];
+  for (size_t v = 0; v < kVectors; ++v) {
+    for (size_t c = 0; c < kChains; ++c)
+      for (size_t r = 0; r < kRows; ++r) chain[c][r][v] = _mm512_setzero_si512();
+    column_sum[v] = column_bytes[v] = _mm512_setzero_si512();
+  }
   // Group g into chains kFirst and kFirst + 1 (chain 0 with one chain). The chains are named at
   // compile time: indexed by g % 2, GCC kept them in memory, and each vpdpbusd waited on a store
   // and a reload (AMD EPYC Zen 5, one thread, 1x4096x4096: 139 -> 229 GOPS at block 32, 168 ->
@@ -51,21 +56,28 @@ inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m512i 
   auto group = [&](size_t g, auto first) __attribute__((always_inline)) {
     constexpr size_t kFirst = kChains == 1 ? 0 : decltype(first)::value, kSecond = kChains == 1 ? 0 : kFirst + 1;
     const uint8_t* bg = b + g * kGroupBytes;
-    if (kPrefetchL1) _mm_prefetch(reinterpret_cast<const char*>(bg + 4096), _MM_HINT_T0);
-    const __m512i raw = _mm512_loadu_si512(bg);
-    const __m512i low = _mm512_and_si512(raw, mask), high = _mm512_and_si512(_mm512_srli_epi16(raw, 4), mask);
-    if (kColumnSums) {
-      column_bytes = _mm512_add_epi8(column_bytes, _mm512_add_epi8(low, high));
-      if ((g + 1) % kGroupsPerWiden == 0) {
-        column_sum = _mm512_dpbusd_epi32(column_sum, column_bytes, ones);
-        column_bytes = _mm512_setzero_si512();
+    __m512i low[kVectors], high[kVectors];
+    for (size_t v = 0; v < kVectors; ++v) {
+      if (kPrefetchL1) _mm_prefetch(reinterpret_cast<const char*>(bg + 64 * v + 4096), _MM_HINT_T0);
+      const __m512i raw = _mm512_loadu_si512(bg + 64 * v);
+      low[v] = _mm512_and_si512(raw, mask);
+      high[v] = _mm512_and_si512(_mm512_srli_epi16(raw, 4), mask);
+      if (kColumnSums) {
+        column_bytes[v] = _mm512_add_epi8(column_bytes[v], _mm512_add_epi8(low[v], high[v]));
+        if ((g + 1) % kGroupsPerWiden == 0) {
+          column_sum[v] = _mm512_dpbusd_epi32(column_sum[v], column_bytes[v], ones);
+          column_bytes[v] = _mm512_setzero_si512();
+        }
       }
     }
 #pragma GCC unroll 8
     for (size_t r = 0; r < kRows; ++r) {
       const int8_t* ag = a + (g * kAStride + r) * kKr;
-      chain[kFirst][r] = _mm512_dpbusd_epi32(chain[kFirst][r], low, BroadcastQuad(ag));
-      chain[kSecond][r] = _mm512_dpbusd_epi32(chain[kSecond][r], high, BroadcastQuad(ag + 4));
+      const __m512i first_quad = BroadcastQuad(ag), second_quad = BroadcastQuad(ag + 4);
+      for (size_t v = 0; v < kVectors; ++v) {
+        chain[kFirst][r][v] = _mm512_dpbusd_epi32(chain[kFirst][r][v], low[v], first_quad);
+        chain[kSecond][r][v] = _mm512_dpbusd_epi32(chain[kSecond][r][v], high[v], second_quad);
+      }
     }
   };
   size_t g = 0;
@@ -74,53 +86,63 @@ inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m512i 
     group(g + 1, std::integral_constant<size_t, 2>{});
   }
   if (g < groups) group(g, std::integral_constant<size_t, 0>{});
-  if (kColumnSums) column_sum = _mm512_dpbusd_epi32(column_sum, column_bytes, ones);
-  for (size_t r = 0; r < kRows; ++r) {
-    dot[r] = chain[0][r];
-    for (size_t c = 1; c < kChains; ++c) dot[r] = _mm512_add_epi32(dot[r], chain[c][r]);
+  for (size_t v = 0; v < kVectors; ++v) {
+    if (kColumnSums) column_sum[v] = _mm512_dpbusd_epi32(column_sum[v], column_bytes[v], ones);
+    for (size_t r = 0; r < kRows; ++r) {
+      dot[r][v] = chain[0][r][v];
+      for (size_t c = 1; c < kChains; ++c) dot[r][v] = _mm512_add_epi32(dot[r][v], chain[c][r][v]);
+    }
   }
 }
 
-template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
+template <size_t kRows, size_t kVectors, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
 void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmTileParams* p) {
   const QGemmBlocks& blocks = *p->blocks;
-  __m512 y[kRows];
-  for (size_t r = 0; r < kRows; ++r) y[r] = _mm512_set1_ps(-0.0f);  // -0 + p is p: the first y = p
+  __m512 y[kRows][kVectors];
+  for (size_t r = 0; r < kRows; ++r)
+    for (size_t v = 0; v < kVectors; ++v) y[r][v] = _mm512_set1_ps(-0.0f);  // -0 + p is p: the first y = p
   for (size_t c = 0; c < blocks.count; ++c) {
     const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
     const uint8_t* b = b_panel + c * blocks.b_stride;
-    __m512i dot[kRows], column_sum;
-    BlockSums<kRows, kAStride, kColumnSums, kPrefetchL1>(
+    __m512i dot[kRows][kVectors], column_sum[kVectors];
+    BlockSums<kRows, kVectors, kAStride, kColumnSums, kPrefetchL1>(
         groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride), b, dot, column_sum);
-    const uint8_t* zero = blocks.zero_points ? blocks.zero_points : b + groups * kGroupBytes;
-    const __m512i zero_point = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(zero)));
+    const uint8_t* zero = blocks.zero_points ? blocks.zero_points : b + groups * kVectors * kVectorBytes;
     const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
     const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
     const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
-    const __m512 b_scale =
-        blocks.b_scale_half
-            ? _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocks.b_scale_half + c * blocks.b_scale_stride)))
-            : _mm512_loadu_ps(blocks.b_scale + c * blocks.b_scale_stride);
-    for (size_t r = 0; r < kRows; ++r) {
-      __m512i s = _mm512_add_epi32(dot[r], _mm512_mullo_epi32(_mm512_set1_epi32(row_b[r]), zero_point));
-      if (kColumnSums) s = _mm512_add_epi32(s, _mm512_mullo_epi32(_mm512_set1_epi32(row_a[r]), column_sum));
-      const __m512 product = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(_mm512_set1_ps(a_scale[r]), b_scale));
-      y[r] = _mm512_add_ps(y[r], product);
+    for (size_t v = 0; v < kVectors; ++v) {
+      const __m512i zero_point =
+          _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(zero + 16 * v)));
+      const __m512 b_scale = blocks.b_scale_half
+                                 ? _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+                                       blocks.b_scale_half + c * blocks.b_scale_stride + 16 * v)))
+                                 : _mm512_loadu_ps(blocks.b_scale + c * blocks.b_scale_stride + 16 * v);
+      for (size_t r = 0; r < kRows; ++r) {
+        __m512i s = _mm512_add_epi32(dot[r][v], _mm512_mullo_epi32(_mm512_set1_epi32(row_b[r]), zero_point));
+        if (kColumnSums) s = _mm512_add_epi32(s, _mm512_mullo_epi32(_mm512_set1_epi32(row_a[r]), column_sum[v]));
+        const __m512 product = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(_mm512_set1_ps(a_scale[r]), b_scale));
+        y[r][v] = _mm512_add_ps(y[r][v], product);
+      }
     }
   }
-  const __mmask16 columns = static_cast<__mmask16>((1u << nr) - 1);
-  for (size_t r = 0; r < kRows; ++r) {
-    // The bias array is padded to whole panels (the front end's QGemmQuantization).
-    if (p->bias) y[r] = _mm512_add_ps(y[r], _mm512_loadu_ps(p->bias));
-    _mm512_mask_storeu_ps(static_cast<uint8_t*>(p->out) + r * p->out_row_stride, columns, y[r]);
+  for (size_t v = 0; v < kVectors; ++v) {
+    const size_t valid = nr > 16 * v ? nr - 16 * v : 0;
+    const __mmask16 columns = static_cast<__mmask16>(valid >= 16 ? 0xFFFF : (1u << valid) - 1);
+    if (!columns) break;
+    for (size_t r = 0; r < kRows; ++r) {
+      // The bias array is padded to whole panels (the front end's QGemmQuantization).
+      if (p->bias) y[r][v] = _mm512_add_ps(y[r][v], _mm512_loadu_ps(p->bias + 16 * v));
+      _mm512_mask_storeu_ps(static_cast<uint8_t*>(p->out) + r * p->out_row_stride + 64 * v, columns, y[r][v]);
+    }
   }
 }
 
-template <size_t kRows, size_t kAStride, bool kPrefetchL1>
+template <size_t kRows, size_t kVectors, size_t kAStride, bool kPrefetchL1>
 void TileRows(size_t nr, const void* a_packed, const void* b_packed, const QGemmTileParams* p) {
   WithColumnSums<kRows>(p->blocks->row_a, [&](auto column_sums) {
-    Tile<kRows, kAStride, decltype(column_sums)::value, kPrefetchL1>(nr, static_cast<const uint8_t*>(a_packed),
-                                                                     static_cast<const uint8_t*>(b_packed), p);
+    Tile<kRows, kVectors, kAStride, decltype(column_sums)::value, kPrefetchL1>(
+        nr, static_cast<const uint8_t*>(a_packed), static_cast<const uint8_t*>(b_packed), p);
   });
 }
 
@@ -128,31 +150,46 @@ void TileRows(size_t nr, const void* a_packed, const void* b_packed, const QGemm
 
 static void qgemm_s8u4_1x16c8__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
                                           const QGemmTileParams* p) {
-  TileRows<1, 1, false>(nr, a, b, p);
+  TileRows<1, 1, 1, false>(nr, a, b, p);
 }
 
 static void qgemm_s8u4_1x16c8_pfl1__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
                                                const QGemmTileParams* p) {
-  TileRows<1, 1, true>(nr, a, b, p);
+  TileRows<1, 1, 1, true>(nr, a, b, p);
 }
 
 static void qgemm_s8u4_8x16c8__avx512vnni(size_t mr, size_t nr, size_t, const void* a, const void* b,
                                           const QGemmTileParams* p) {
-  WithRowCount<kMr>(mr, [&](auto rows) { TileRows<decltype(rows)::value, kMr, false>(nr, a, b, p); });
+  WithRowCount<kMr>(mr, [&](auto rows) { TileRows<decltype(rows)::value, 1, kMr, false>(nr, a, b, p); });
 }
 
-static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
+// Four rows of 64 columns from two rows up, on this tier (the amx tier keeps eight rows of 16 below
+// its tile kernel, unmeasured there): per group each row's two A quads are broadcast once for
+// eight vpdpbusd, where eight rows of 16 broadcast them for two. AMD EPYC Zen 5, against 8 x 16,
+// DYNAMIC_QUANTIZE_LINEAR and the product, 16, 128 and 512 x 4096 x 4096, medians of three
+// alternating runs: one thread 1.04-1.16x at block 32 and 1.09-1.27x at block 128, two threads
+// 1.06-1.12x and 1.12-1.14x. Eight rows of 32 gained less; twelve rows of 32 spilled.
+static void qgemm_s8u4_4x64c8__avx512vnni(size_t mr, size_t nr, size_t, const void* a, const void* b,
+                                          const QGemmTileParams* p) {
+  WithRowCount<4>(mr, [&](auto rows) { TileRows<decltype(rows)::value, 4, 4, false>(nr, a, b, p); });
+}
+
+static_assert(kMr <= kMaxKernelMr && 64 <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_s8u4_1x16c8__avx512vnni, kQGemm_s8u4_1x16c8_pfl1__avx512vnni,
-    kQGemm_s8u4_8x16c8__avx512vnni;
-const QGemmKernel kQGemm_s8u4_1x16c8__avx512vnni = {"qgemm_s8u4_1x16c8__avx512vnni", 1, kNr, kKr,
+    kQGemm_s8u4_8x16c8__avx512vnni, kQGemm_s8u4_4x64c8__avx512vnni;
+const QGemmKernel kQGemm_s8u4_1x16c8__avx512vnni = {"qgemm_s8u4_1x16c8__avx512vnni", 1, 16, kKr,
                                                    QGemmPacking::kS8U4Blocks, 1, 1, qgemm_s8u4_1x16c8__avx512vnni,
                                                    nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 const QGemmKernel kQGemm_s8u4_1x16c8_pfl1__avx512vnni = {
-    "qgemm_s8u4_1x16c8_pfl1__avx512vnni", 1, kNr, kKr, QGemmPacking::kS8U4Blocks, 1, 1,
+    "qgemm_s8u4_1x16c8_pfl1__avx512vnni", 1, 16, kKr, QGemmPacking::kS8U4Blocks, 1, 1,
     qgemm_s8u4_1x16c8_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
-const QGemmKernel kQGemm_s8u4_8x16c8__avx512vnni = {"qgemm_s8u4_8x16c8__avx512vnni", kMr, kNr, kKr,
+const QGemmKernel kQGemm_s8u4_8x16c8__avx512vnni = {"qgemm_s8u4_8x16c8__avx512vnni", kMr, 16, kKr,
                                                    QGemmPacking::kS8U4Blocks, 2, UINT32_MAX,
                                                    qgemm_s8u4_8x16c8__avx512vnni, nullptr, nullptr, 0, 0, 0,
+                                                   QGemmAInPlace::kNever};
+const QGemmKernel kQGemm_s8u4_4x64c8__avx512vnni = {"qgemm_s8u4_4x64c8__avx512vnni", 4, 64, kKr,
+                                                   QGemmPacking::kS8U4Blocks, 2, UINT32_MAX,
+                                                   qgemm_s8u4_4x64c8__avx512vnni, nullptr, nullptr, 0, 0, 0,
                                                    QGemmAInPlace::kNever};
 
 }  // namespace avx512vnni
