@@ -1,6 +1,8 @@
 // The x86 tiers' float helpers for kernels/quantize_xsimd.inl: included by each x86 quantize TU
 // after it defines CPUML_TIER and CPUML_XSIMD_ARCH, so every copy lives in that tier's namespace
 // and is compiled with its flags only (the NEON TU defines its own).
+#include <immintrin.h>
+
 #include <xsimd/xsimd.hpp>
 
 namespace cpuml {
@@ -8,6 +10,10 @@ namespace CPUML_TIER {
 namespace {
 
 using X86Float = xsimd::batch<float, CPUML_XSIMD_ARCH>;
+
+// Non-temporal stores are weakly ordered: this orders them before the stores that publish the
+// work as done (a thread pool's release store does not, on x86).
+inline void CpuStreamFence() { _mm_sfence(); }
 
 inline X86Float CpuDivide(const X86Float& x, const X86Float& s) { return x / s; }  // divps: IEEE division
 

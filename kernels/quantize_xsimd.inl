@@ -5,9 +5,12 @@
 //   CPUML_TIER                     the tier namespace, so every instantiation is the tier's own
 //   CPUML_XSIMD_ARCH               the xsimd architecture tag
 //   CpuStoreQuantized(p, q)        stores the low byte of every lane of q at p
-//   CpuStoreQuantizedSaturated(p, n, offset, flip)
+//   CpuStoreQuantizedSaturated(p, n, offset, flip, streaming)
 //                                  stores the four vectors n[0..3] at p, each lane as the byte
-//                                  min(max(n + offset, 0), 255) ^ flip (offset in [0, 255])
+//                                  min(max(n + offset, 0), 255) ^ flip (offset in [0, 255]);
+//                                  with `streaming`, p is aligned to the bytes stored and the
+//                                  store may bypass the caches
+//   CpuStreamFence()               orders the streaming stores before later stores
 //   CpuDivide(x, s)                x / s, correctly rounded (IEEE division: xsimd 8's operator/ on
 //                                  neon64 is a reciprocal estimate refined by Newton steps)
 //   CpuRoundToNearest(v)           v rounded to an integral float, ties to even
@@ -80,7 +83,7 @@ inline uint8_t QuantizeOne(float x, float scale, float lo, float hi, int32_t zer
 }
 
 void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
-                 uint8_t* dst, const float* prefetch) {
+                 uint8_t* dst, const float* prefetch, bool streaming) {
   constexpr size_t kLanes = QuantizeFloat::size;
   // The bounds are integers, so clamping before rounding equals clamping after it, and the
   // conversion never sees a value outside int32 (an infinite or tiny-scale quotient included).
@@ -116,6 +119,14 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
     return xsimd::select(xsimd::isnan(v), zero, v);  // (v != v is an ordered compare on AVX: false for NaN)
   };
   size_t i = 0;
+  // Streaming stores write whole aligned vectors: the bytes before dst's first boundary take the
+  // one-element form (the same operations).
+  if (streaming) {
+    constexpr size_t kStoreBytes = 4 * kLanes;
+    const size_t to_boundary = (kStoreBytes - reinterpret_cast<uintptr_t>(dst) % kStoreBytes) % kStoreBytes;
+    const size_t head = to_boundary < count ? to_boundary : count;
+    for (; i < head; ++i) dst[i] = QuantizeOne(x[i], scale, lo, hi, zero_point);
+  }
   // Four vectors a test and a pack: the branch and the mask test are a good part of a vector's work.
   for (; i + 4 * kLanes <= count; i += 4 * kLanes) {
     // One request a cache line, spread over the loop: a burst of them would wait on the core's
@@ -135,8 +146,9 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
     if (xsimd::any(farthest > nearest_limit_bits))
       for (int v = 0; v < 4; ++v)
         n[v] = xsimd::nearbyint_as_int(xsimd::min(xsimd::max(divide(QuantizeFloat::load_unaligned(x + i + v * kLanes)), vlo), vhi));
-    CpuStoreQuantizedSaturated(dst + i, n, pack_offset, pack_flip);
+    CpuStoreQuantizedSaturated(dst + i, n, pack_offset, pack_flip, streaming);
   }
+  if (streaming) CpuStreamFence();
   for (; i + kLanes <= count; i += kLanes) store(divide(QuantizeFloat::load_unaligned(x + i)), dst + i);
   for (; i < count; ++i) dst[i] = QuantizeOne(x[i], scale, lo, hi, zero_point);
 }

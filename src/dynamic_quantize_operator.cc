@@ -65,6 +65,10 @@ class DynamicQuantizeLinear final : public cpuml_operator {
     row_length_ = t_[kInput].sizes[3];
     block_ = symmetric_ && t_[kScale].sizes[3] > 1 ? BlockOf(row_length_, t_[kScale].sizes[3]) : row_length_;
     pieces_ = (row_length_ + kElementsPerTask - 1) / kElementsPerTask;
+    // Past this core's share of the last-level cache, the bytes would be evicted by the input
+    // before anything reads them: streaming stores then save reading every output line before
+    // writing it (Zen 5, one thread, 64 MiB: 1.25x).
+    streaming_ = t_[kInput].reach_bytes + t_[kOutput].reach_bytes > LastLevelCacheBytes();
   }
 
   uint32_t InputCount() const override { return 1; }
@@ -197,7 +201,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
       const float* in_place = InPlace(row, begin);
       if (in_place && op->t_[kOutput].strides[3] == 1) {
         op->kernels_.quantize(in_place, static_cast<size_t>(end - begin), s, z, op->qmin_, op->qmax_,
-                              output + Offset(kOutput, row, begin), prefetch);
+                              output + Offset(kOutput, row, begin), prefetch, op->streaming_);
         return;
       }
       alignas(64) float buffer[kChunk];
@@ -208,7 +212,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
         uint8_t* dst = output + Offset(kOutput, row, c);
         const bool contiguous = o.strides[3] == 1;
         op->kernels_.quantize(Floats(row, c, count, buffer), count, s, z, op->qmin_, op->qmax_, contiguous ? dst : bytes,
-                              prefetch ? prefetch + (c - begin) : nullptr);
+                              prefetch ? prefetch + (c - begin) : nullptr, contiguous && op->streaming_);
         if (!contiguous)
           for (size_t i = 0; i < count; ++i) dst[i * o.strides[3]] = bytes[i];
       }
@@ -268,6 +272,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
   uint64_t block_ = 0;  // elements of a row per scale (symmetric per block), else the row's length
   int32_t qmin_ = 0, qmax_ = 255;
   uint64_t rows_ = 0, row_length_ = 0, pieces_ = 0;
+  bool streaming_ = false;
 };
 
 }  // namespace

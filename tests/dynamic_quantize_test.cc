@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "src/dispatch.h"
 #include "tests/reference/reference.h"
 #include "tests/test_support.h"
 
@@ -287,6 +288,25 @@ TEST_P(DynamicQuantizeTest, LargeRowsAcrossThreads) {
     QuantizeCase q;
     q.sizes = {1, 1, 3, ReducedSweep() ? 70000u : 300001u};
     q.threads = threads;
+    Check(q, Values(rng, 1));
+    if (HasFailure()) return;
+  }
+}
+
+// Past this core's share of the last-level cache the bytes go out through streaming stores (on
+// tiers that have them), from the first vector boundary of each span; rows of an odd length put
+// every row's start at another alignment.
+TEST_P(DynamicQuantizeTest, PastTheLastLevelCache) {
+  std::mt19937 rng(14);
+  const uint32_t length = 4093;
+  const uint32_t rows = static_cast<uint32_t>(cpuml::LastLevelCacheBytes() / (length * 5ull)) + 2;
+  for (bool per_row : {true, false}) {
+    QuantizeCase q;
+    q.sizes = {1, 1, rows, length};
+    q.per_row = per_row;
+    q.out_type = per_row ? kS8 : kU8;
+    q.threads = per_row ? 2 : 3;
+    SCOPED_TRACE(testing::Message() << rows << " rows of " << length << (per_row ? ", per row" : ", per tensor"));
     Check(q, Values(rng, 1));
     if (HasFailure()) return;
   }

@@ -24,13 +24,16 @@ inline void CpuStoreQuantized(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XS
 // packssdw and packuswb work within 128-bit lanes: lane k holds the dword pairs k of n[0..3] in
 // turn, and one dword permutation puts each vector's 8 bytes together.
 inline void CpuStoreQuantizedSaturated(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>* n, int16_t offset,
-                                       uint8_t flip) {
+                                       uint8_t flip, bool streaming) {
   const __m256i add = _mm256_set1_epi16(offset);
   const __m256i low = _mm256_adds_epi16(_mm256_packs_epi32(n[0], n[1]), add);
   const __m256i high = _mm256_adds_epi16(_mm256_packs_epi32(n[2], n[3]), add);
   const __m256i bytes = _mm256_xor_si256(_mm256_packus_epi16(low, high), _mm256_set1_epi8(static_cast<char>(flip)));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst),
-                      _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+  const __m256i ordered = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  if (streaming)
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst), ordered);
+  else
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), ordered);
 }
 
 }  // namespace

@@ -21,12 +21,14 @@ inline void CpuStoreQuantized(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XS
 }
 
 inline void CpuStoreQuantizedSaturated(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>* n, int16_t offset,
-                                       uint8_t flip) {
+                                       uint8_t flip, bool /*streaming: cached stores only*/) {
   const int16x8_t add = vdupq_n_s16(offset);
   const int16x8_t low = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(n[0]), n[1]), add);
   const int16x8_t high = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(n[2]), n[3]), add);
   vst1q_u8(dst, veorq_u8(vqmovun_high_s16(vqmovun_s16(low), high), vdupq_n_u8(flip)));
 }
+
+inline void CpuStreamFence() {}
 
 // FDIV, correctly rounded: xsimd 8's float division on neon64 refines a reciprocal estimate
 // instead, whose last bit can differ (and a quotient near .5 then rounds the other way).

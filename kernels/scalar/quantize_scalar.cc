@@ -18,7 +18,7 @@ void MinMaxRow(const float* x, size_t count, float* min_out, float* max_out) {
 }
 
 void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
-                 uint8_t* dst, const float*) {
+                 uint8_t* dst, const float*, bool) {
   const float lo = static_cast<float>(qmin - zero_point), hi = static_cast<float>(qmax - zero_point);
   for (size_t i = 0; i < count; ++i) {
     float v = x[i] / scale;

@@ -21,12 +21,15 @@ inline void CpuStoreQuantized(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XS
 }
 
 inline void CpuStoreQuantizedSaturated(uint8_t* dst, const xsimd::batch<int32_t, CPUML_XSIMD_ARCH>* n, int16_t offset,
-                                       uint8_t flip) {
+                                       uint8_t flip, bool streaming) {
   const __m128i add = _mm_set1_epi16(offset);
   const __m128i low = _mm_adds_epi16(_mm_packs_epi32(n[0], n[1]), add);
   const __m128i high = _mm_adds_epi16(_mm_packs_epi32(n[2], n[3]), add);
   const __m128i bytes = _mm_xor_si128(_mm_packus_epi16(low, high), _mm_set1_epi8(static_cast<char>(flip)));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
+  if (streaming)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst), bytes);
+  else
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
 }
 
 }  // namespace

@@ -50,7 +50,10 @@ TEST_P(QuantizeKernelTest, EveryLengthOffsetAndStore) {
   // 64-byte aligned storage, with room for the largest offset and a canary after the row.
   std::vector<uint8_t> storage(512 + 64);
   uint8_t* const aligned = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
-  for (bool signed_output : {false, true})
+  // Streaming stores start at dst's first vector boundary: every offset puts a different head
+  // before it.
+  for (bool streaming : {false, true})
+    for (bool signed_output : {false, true})
       for (size_t offset : {0, 1, 16, 32, 48})
         for (size_t count = 0; count <= 260; count += count < 70 ? 1 : 19) {
           const int32_t qmin = signed_output ? -128 : 0, qmax = signed_output ? 127 : 255;
@@ -58,11 +61,11 @@ TEST_P(QuantizeKernelTest, EveryLengthOffsetAndStore) {
           const float scale = 0.04f;
           uint8_t* const dst = aligned + offset;
           memset(aligned, 0xA5, 448);
-          kernels.quantize(x.data(), count, scale, zero_point, qmin, qmax, dst, nullptr);
+          kernels.quantize(x.data(), count, scale, zero_point, qmin, qmax, dst, nullptr, streaming);
           for (size_t i = 0; i < count; ++i) {
             ASSERT_EQ(dst[i], Expected(x[i], scale, zero_point, qmin, qmax))
                 << "element " << i << " of " << count << ", offset " << offset
-                << (signed_output ? ", INT8" : ", UINT8");
+                << (signed_output ? ", INT8" : ", UINT8") << (streaming ? ", streaming" : "");
           }
           ASSERT_EQ(dst[count], 0xA5) << "wrote past the row: count " << count << ", offset " << offset;
           if (offset > 0) {
