@@ -42,7 +42,7 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64|amd64")
   cpuml_add_tier(avx512vnni
     FLAGS -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx512vnni -mavx2 -mfma -mf16c ${CPUML_NO_AVX512_HEADER_WARNING}
     FILL_FLAGS -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma -mf16c ${CPUML_NO_AVX512_HEADER_WARNING}
-    SOURCES tier.cc fill_avx512vnni.cc quantize_avx512vnni.cc qgemm_s8u4_8x16c8_avx512vnni.cc
+    SOURCES tier.cc fill_avx512vnni.cc quantize_avx512vnni.cc qgemm_s8u4_4x64c8_avx512vnni.cc
             qgemm_u8s8_12x32c4_avx512vnni.cc)
   cpuml_add_tier(amx
     FLAGS -mamx-tile -mamx-int8 -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mavx512vnni -mgfni -mavx2 -mfma -mf16c

@@ -1,7 +1,8 @@
-// qgemm_s8u4_1x64c8__avx512vnni, qgemm_s8u4_4x64c8__avx512vnni, qgemm_s8u4_1x16c8_pfl1__avx512vnni
-// and qgemm_s8u4_8x16c8__avx512vnni: 4-bit B in blocks (kS8U4Blocks, kernels/kernels.h), one row
-// (M = 1, LLM decode) or up to four of 64 columns on this tier, one row or up to eight of 16 on the
-// amx tier (below its tile kernel), every block of the tile in one call, finished in float.
+// qgemm_s8u4_1x64c8__avx512vnni, qgemm_s8u4_1x64c8_pfl1__avx512vnni and
+// qgemm_s8u4_4x64c8__avx512vnni: 4-bit B in blocks (kS8U4Blocks, kernels/kernels.h), one row
+// (M = 1, LLM decode) or up to four of 64 columns, on this tier and on the amx tier below its tile
+// kernel (the one-row kernel with its L1 prefetch there), every block of the tile in one call,
+// finished in float.
 //
 // A group of 16 columns is one zmm: 16 columns x 4 bytes. Masked, its low nibbles are each
 // column's first K quad as u8; shifted, its high ones the second; vpdpbusd multiplies them by A's
@@ -19,7 +20,7 @@ namespace cpuml {
 namespace avx512vnni {
 namespace {
 
-constexpr size_t kMr = 8, kKr = 8;
+constexpr size_t kMr = 4, kKr = 8;
 constexpr size_t kVectorBytes = 16 * kKr / 2;  // a group of 16 columns: one zmm
 // Groups whose column-sum bytes (two nibbles each, <= 30 a group) are added before vpdpbusd widens them.
 constexpr size_t kGroupsPerWiden = 8;
@@ -156,41 +157,37 @@ static void qgemm_s8u4_1x64c8__avx512vnni(size_t, size_t nr, size_t, const void*
   TileRows<1, 4, 1, false>(nr, a, b, p);
 }
 
-static void qgemm_s8u4_1x16c8_pfl1__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
+// The same row with every line of B requested into L1 4 KB ahead, for Intel server cores (the amx
+// tier). Emerald Rapids, against the 16-column row with the same prefetch it replaces, four
+// alternating rounds: one thread 1.00-1.07x, sixteen 1.05-1.27x at 1x4096x14336 and 1x11008x4096;
+// without the prefetch one thread ran 0.75-0.96x.
+static void qgemm_s8u4_1x64c8_pfl1__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
                                                const QGemmTileParams* p) {
-  TileRows<1, 1, 1, true>(nr, a, b, p);
+  TileRows<1, 4, 1, true>(nr, a, b, p);
 }
 
-static void qgemm_s8u4_8x16c8__avx512vnni(size_t mr, size_t nr, size_t, const void* a, const void* b,
-                                          const QGemmTileParams* p) {
-  WithRowCount<kMr>(mr, [&](auto rows) { TileRows<decltype(rows)::value, 1, kMr, false>(nr, a, b, p); });
-}
-
-// Four rows of 64 columns from two rows up, on this tier (the amx tier keeps eight rows of 16 below
-// its tile kernel, unmeasured there): per group each row's two A quads are broadcast once for
-// eight vpdpbusd, where eight rows of 16 broadcast them for two. AMD EPYC Zen 5, against 8 x 16,
+// Four rows of 64 columns from two rows up (below 16 rows on the amx tier): per group each row's
+// two A quads are broadcast once for eight vpdpbusd, where eight rows of 16 (the kernel it
+// replaced) broadcast them for two. AMD EPYC Zen 5, against 8 x 16,
 // DYNAMIC_QUANTIZE_LINEAR and the product, 16, 128 and 512 x 4096 x 4096, medians of three
 // alternating runs: one thread 1.04-1.16x at block 32 and 1.09-1.27x at block 128, two threads
-// 1.06-1.12x and 1.12-1.14x. Eight rows of 32 gained less; twelve rows of 32 spilled.
+// 1.06-1.12x and 1.12-1.14x. Eight rows of 32 gained less; twelve rows of 32 spilled. Emerald
+// Rapids (amx tier), 4 and 8 x 4096 x 4096, four rounds: one thread 0.99-1.29x, sixteen 1.07-1.39x.
 static void qgemm_s8u4_4x64c8__avx512vnni(size_t mr, size_t nr, size_t, const void* a, const void* b,
                                           const QGemmTileParams* p) {
-  WithRowCount<4>(mr, [&](auto rows) { TileRows<decltype(rows)::value, 4, 4, false>(nr, a, b, p); });
+  WithRowCount<kMr>(mr, [&](auto rows) { TileRows<decltype(rows)::value, 4, kMr, false>(nr, a, b, p); });
 }
 
 static_assert(kMr <= kMaxKernelMr && 64 <= kMaxKernelNr, "tile larger than the front end's scratch");
-extern const QGemmKernel kQGemm_s8u4_1x64c8__avx512vnni, kQGemm_s8u4_1x16c8_pfl1__avx512vnni,
-    kQGemm_s8u4_8x16c8__avx512vnni, kQGemm_s8u4_4x64c8__avx512vnni;
+extern const QGemmKernel kQGemm_s8u4_1x64c8__avx512vnni, kQGemm_s8u4_1x64c8_pfl1__avx512vnni,
+    kQGemm_s8u4_4x64c8__avx512vnni;
 const QGemmKernel kQGemm_s8u4_1x64c8__avx512vnni = {"qgemm_s8u4_1x64c8__avx512vnni", 1, 64, kKr,
                                                    QGemmPacking::kS8U4Blocks, 1, 1, qgemm_s8u4_1x64c8__avx512vnni,
                                                    nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
-const QGemmKernel kQGemm_s8u4_1x16c8_pfl1__avx512vnni = {
-    "qgemm_s8u4_1x16c8_pfl1__avx512vnni", 1, 16, kKr, QGemmPacking::kS8U4Blocks, 1, 1,
-    qgemm_s8u4_1x16c8_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
-const QGemmKernel kQGemm_s8u4_8x16c8__avx512vnni = {"qgemm_s8u4_8x16c8__avx512vnni", kMr, 16, kKr,
-                                                   QGemmPacking::kS8U4Blocks, 2, UINT32_MAX,
-                                                   qgemm_s8u4_8x16c8__avx512vnni, nullptr, nullptr, 0, 0, 0,
-                                                   QGemmAInPlace::kNever};
-const QGemmKernel kQGemm_s8u4_4x64c8__avx512vnni = {"qgemm_s8u4_4x64c8__avx512vnni", 4, 64, kKr,
+const QGemmKernel kQGemm_s8u4_1x64c8_pfl1__avx512vnni = {
+    "qgemm_s8u4_1x64c8_pfl1__avx512vnni", 1, 64, kKr, QGemmPacking::kS8U4Blocks, 1, 1,
+    qgemm_s8u4_1x64c8_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
+const QGemmKernel kQGemm_s8u4_4x64c8__avx512vnni = {"qgemm_s8u4_4x64c8__avx512vnni", kMr, 64, kKr,
                                                    QGemmPacking::kS8U4Blocks, 2, UINT32_MAX,
                                                    qgemm_s8u4_4x64c8__avx512vnni, nullptr, nullptr, 0, 0, 0,
                                                    QGemmAInPlace::kNever};
