@@ -1,7 +1,6 @@
-// qgemm_s8u4_1x64c8__avx512vnni, qgemm_s8u4_1x64c8_pfl1__avx512vnni and
-// qgemm_s8u4_4x64c8__avx512vnni: 4-bit B in blocks (kS8U4Blocks, kernels/kernels.h), one row
-// (M = 1, LLM decode) or up to four of 64 columns, on this tier and on the amx tier below its tile
-// kernel (the one-row kernel with its L1 prefetch there), every block of the tile in one call,
+// qgemm_s8u4_1x64c8_pfl1__avx512vnni and qgemm_s8u4_4x64c8__avx512vnni: 4-bit B in blocks
+// (kS8U4Blocks, kernels/kernels.h), one row (M = 1, LLM decode) or up to four of 64 columns, on
+// this tier and on the amx tier below its tile kernel, every block of the tile in one call,
 // finished in float.
 //
 // A group of 16 columns is one zmm: 16 columns x 4 bytes. Masked, its low nibbles are each
@@ -149,18 +148,15 @@ void TileRows(size_t nr, const void* a_packed, const void* b_packed, const QGemm
 
 }  // namespace
 
-// One row of 64 columns for decode on this tier: sixteen chains in flight and each A quad broadcast
-// for four vpdpbusd. AMD EPYC Zen 5, one thread, against one row of 16, three alternating runs:
-// 1x4096x4096 1.08-1.20x (block 32) and 1.05-1.12x (128), 1x4096x11008 1.07-1.37x and 1.01-1.29x.
-static void qgemm_s8u4_1x64c8__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
-                                          const QGemmTileParams* p) {
-  TileRows<1, 4, 1, false>(nr, a, b, p);
-}
-
-// The same row with every line of B requested into L1 4 KB ahead, for Intel server cores (the amx
-// tier). Emerald Rapids, against the 16-column row with the same prefetch it replaces, four
-// alternating rounds: one thread 1.00-1.07x, sixteen 1.05-1.27x at 1x4096x14336 and 1x11008x4096;
-// without the prefetch one thread ran 0.75-0.96x.
+// One row of 64 columns for decode: sixteen chains in flight, each A quad broadcast for four
+// vpdpbusd, and every line of B requested into L1 4 KB ahead. AMD EPYC Zen 5, one thread, against
+// one row of 16, three alternating runs: 1x4096x4096 1.08-1.20x (block 32) and 1.05-1.12x (128),
+// 1x4096x11008 1.07-1.37x and 1.01-1.29x (without the prefetch); the prefetch then gained
+// 1.04-1.30x where B comes from memory (1x4096x14336, 1x11008x4096, the Llama-3-8B layer: one
+// thread, five rounds; two threads 1.01-1.19x) and 0.97-1.10x where it stays in L3. Emerald Rapids
+// (amx tier), against the 16-column row with the same prefetch, four alternating rounds: one thread
+// 1.00-1.07x, sixteen 1.05-1.27x at 1x4096x14336 and 1x11008x4096; without the prefetch one thread
+// ran 0.75-0.96x.
 static void qgemm_s8u4_1x64c8_pfl1__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
                                                const QGemmTileParams* p) {
   TileRows<1, 4, 1, true>(nr, a, b, p);
@@ -179,11 +175,7 @@ static void qgemm_s8u4_4x64c8__avx512vnni(size_t mr, size_t nr, size_t, const vo
 }
 
 static_assert(kMr <= kMaxKernelMr && 64 <= kMaxKernelNr, "tile larger than the front end's scratch");
-extern const QGemmKernel kQGemm_s8u4_1x64c8__avx512vnni, kQGemm_s8u4_1x64c8_pfl1__avx512vnni,
-    kQGemm_s8u4_4x64c8__avx512vnni;
-const QGemmKernel kQGemm_s8u4_1x64c8__avx512vnni = {"qgemm_s8u4_1x64c8__avx512vnni", 1, 64, kKr,
-                                                   QGemmPacking::kS8U4Blocks, 1, 1, qgemm_s8u4_1x64c8__avx512vnni,
-                                                   nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
+extern const QGemmKernel kQGemm_s8u4_1x64c8_pfl1__avx512vnni, kQGemm_s8u4_4x64c8__avx512vnni;
 const QGemmKernel kQGemm_s8u4_1x64c8_pfl1__avx512vnni = {
     "qgemm_s8u4_1x64c8_pfl1__avx512vnni", 1, 64, kKr, QGemmPacking::kS8U4Blocks, 1, 1,
     qgemm_s8u4_1x64c8_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
