@@ -19,7 +19,8 @@ namespace cpuml {
 namespace avx512vnni {
 namespace {
 
-constexpr size_t kMr = 4, kKr = 8;
+constexpr size_t kMr = 4, kNr = 64, kKr = 8;
+constexpr size_t kVectors = kNr / 16;           // zmm of columns
 constexpr size_t kVectorBytes = 16 * kKr / 2;  // a group of 16 columns: one zmm
 // Groups whose column-sum bytes (two nibbles each, <= 30 a group) are added before vpdpbusd widens them.
 constexpr size_t kGroupsPerWiden = 8;
@@ -30,11 +31,11 @@ inline __m512i BroadcastQuad(const int8_t* a) {
   return _mm512_set1_epi32(quad);
 }
 
-// One block's exact sums over kVectors zmm of columns (16 each; a group's kVectors * 64 bytes):
+// One block's exact sums over the panel's kVectors zmm of columns (a group's kVectors * 64 bytes):
 // dot[r][v] for the tile's kRows rows (kAStride rows per group of the A tile), and when
 // kColumnSums the columns' sums of u. kPrefetchL1: every line of B 4 KB ahead into L1, for Intel
 // server cores (the 8-bit one-row kernel's kEveryLineToL1 explains it).
-template <size_t kRows, size_t kVectors, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
+template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
 inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m512i (&dot)[kRows][kVectors],
                       __m512i (&column_sum)[kVectors]) {
   const __m512i mask = _mm512_set1_epi8(0x0F), ones = _mm512_set1_epi8(1);
@@ -95,7 +96,7 @@ inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m512i 
   }
 }
 
-template <size_t kRows, size_t kVectors, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
+template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
 void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmTileParams* p) {
   const QGemmBlocks& blocks = *p->blocks;
   __m512 y[kRows][kVectors];
@@ -105,7 +106,7 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
     const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
     const uint8_t* b = b_panel + c * blocks.b_stride;
     __m512i dot[kRows][kVectors], column_sum[kVectors];
-    BlockSums<kRows, kVectors, kAStride, kColumnSums, kPrefetchL1>(
+    BlockSums<kRows, kAStride, kColumnSums, kPrefetchL1>(
         groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride), b, dot, column_sum);
     const uint8_t* zero = blocks.zero_points ? blocks.zero_points : b + groups * kVectors * kVectorBytes;
     const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
@@ -138,10 +139,10 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
   }
 }
 
-template <size_t kRows, size_t kVectors, size_t kAStride, bool kPrefetchL1>
+template <size_t kRows, size_t kAStride, bool kPrefetchL1>
 void TileRows(size_t nr, const void* a_packed, const void* b_packed, const QGemmTileParams* p) {
   WithColumnSums<kRows>(p->blocks->row_a, [&](auto column_sums) {
-    Tile<kRows, kVectors, kAStride, decltype(column_sums)::value, kPrefetchL1>(
+    Tile<kRows, kAStride, decltype(column_sums)::value, kPrefetchL1>(
         nr, static_cast<const uint8_t*>(a_packed), static_cast<const uint8_t*>(b_packed), p);
   });
 }
@@ -159,7 +160,7 @@ void TileRows(size_t nr, const void* a_packed, const void* b_packed, const QGemm
 // ran 0.75-0.96x.
 static void qgemm_s8u4_1x64c8_pfl1__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
                                                const QGemmTileParams* p) {
-  TileRows<1, 4, 1, true>(nr, a, b, p);
+  TileRows<1, 1, true>(nr, a, b, p);
 }
 
 // Four rows of 64 columns from two rows up (below 16 rows on the amx tier): per group each row's
@@ -171,15 +172,15 @@ static void qgemm_s8u4_1x64c8_pfl1__avx512vnni(size_t, size_t nr, size_t, const 
 // Rapids (amx tier), 4 and 8 x 4096 x 4096, four rounds: one thread 0.99-1.29x, sixteen 1.07-1.39x.
 static void qgemm_s8u4_4x64c8__avx512vnni(size_t mr, size_t nr, size_t, const void* a, const void* b,
                                           const QGemmTileParams* p) {
-  WithRowCount<kMr>(mr, [&](auto rows) { TileRows<decltype(rows)::value, 4, kMr, false>(nr, a, b, p); });
+  WithRowCount<kMr>(mr, [&](auto rows) { TileRows<decltype(rows)::value, kMr, false>(nr, a, b, p); });
 }
 
-static_assert(kMr <= kMaxKernelMr && 64 <= kMaxKernelNr, "tile larger than the front end's scratch");
+static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
 extern const QGemmKernel kQGemm_s8u4_1x64c8_pfl1__avx512vnni, kQGemm_s8u4_4x64c8__avx512vnni;
 const QGemmKernel kQGemm_s8u4_1x64c8_pfl1__avx512vnni = {
-    "qgemm_s8u4_1x64c8_pfl1__avx512vnni", 1, 64, kKr, QGemmPacking::kS8U4Blocks, 1, 1,
+    "qgemm_s8u4_1x64c8_pfl1__avx512vnni", 1, kNr, kKr, QGemmPacking::kS8U4Blocks, 1, 1,
     qgemm_s8u4_1x64c8_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
-const QGemmKernel kQGemm_s8u4_4x64c8__avx512vnni = {"qgemm_s8u4_4x64c8__avx512vnni", kMr, 64, kKr,
+const QGemmKernel kQGemm_s8u4_4x64c8__avx512vnni = {"qgemm_s8u4_4x64c8__avx512vnni", kMr, kNr, kKr,
                                                    QGemmPacking::kS8U4Blocks, 2, UINT32_MAX,
                                                    qgemm_s8u4_4x64c8__avx512vnni, nullptr, nullptr, 0, 0, 0,
                                                    QGemmAInPlace::kNever};
