@@ -1,5 +1,5 @@
 // qgemm_u8s8_12x32c4__avx512vnni: 12 rows x 32 columns, K in quads (kU8S8 layout), and the
-// same loop for small M: qgemm_u8s8_4x32c4 (M = 2..4) and qgemm_u8s8_1x32c4 (M = 1).
+// same loop for small M: qgemm_u8s8_4x32c4 (M = 2..4) and qgemm_u8s8_1x32c4_pfl1 (M = 1).
 //
 // vpdpbusd multiplies u8 by s8 and adds four products straight into int32, with no int16
 // intermediate, so it is exact. s8 A and u8 B are shifted into its domain at packing; the
@@ -36,22 +36,7 @@ namespace {
 constexpr size_t kMr = 12, kSmallMr = 4, kNr = 32, kKr = 4;
 constexpr size_t kGroupsPerIteration = 4;  // ForEachKGroup
 
-// How the one-row loop prefetches B (M = 1 streams B and nothing else).
-enum class BStream {
-  // One line 64 KB ahead into the outer caches per 512 bytes (T2: enough misses in flight for
-  // DRAM, across panel boundaries), the hardware prefetchers bringing lines on into L1. Zen 4,
-  // 5 rounds of 1 and 2 threads, against the same plus a line 32 KB ahead into L1: 1x4096x4096
-  // 1.16 / 1.12, 1x4096x11008 1.26 / 1.28, 1x11008x4096 1.11 / 1.19 (1x4096x4096 at 1.0 / 0.84 of
-  // the read-bandwidth probe); 128 or 256 KB ahead within 1-7% of 64. Emerald Rapids (the tier
-  // capped), where every variant runs at its read probe: 1.01-1.02.
-  kOuterCachesAhead,
-  // Every line 4 KB ahead into L1. Emerald Rapids, one thread, 5 interleaved rounds: 1x4096x4096
-  // 37.7 -> 41.5 GOPS and 1x4096x11008 38.0 -> 41.2 (higher in every round; the read probe 20.6-21.3
-  // GB/s, so now at it), 16 threads within the rounds' spread.
-  kEveryLineToL1,
-};
-
-template <size_t kAStride, BStream kPrefetch>
+template <size_t kAStride>
 void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t* out);
 
 // The dot products of the tile's first kRows rows (a packed A tile always has kTileRows rows):
@@ -90,7 +75,14 @@ void DotRows(size_t k_groups, AQuads<kTileRows, kAInPlace> a, const __m512i* b, 
 // One row (M = 1, LLM decode): four groups per iteration into separate accumulators keep eight
 // vpdpbusd chains in flight instead of two. `kAStride`: int32 entries between A's K quads (the
 // tile's row count in the 12- and 4-row layouts, 1 in the one-row layout).
-template <size_t kAStride, BStream kPrefetch>
+// Every line of B is requested into L1 4 KB ahead (M = 1 streams B and nothing else). Emerald
+// Rapids, one thread, 5 interleaved rounds, against no prefetch: 1x4096x4096 37.7 -> 41.5 GOPS and
+// 1x4096x11008 38.0 -> 41.2 (higher in every round; the read probe 20.6-21.3 GB/s, so now at it),
+// 16 threads within the rounds' spread. AMD EPYC Zen 5, one thread, 4 alternating rounds, against
+// a line 64 KB ahead into the outer caches per 512 bytes (what Zen 4 had been measured with):
+// 1.22-1.36x at 1x4096x4096, 1x4096x11008, 1x11008x4096 and 1x4096x14336 (0.97-1.00 of the read
+// probe after), the Llama-3-8B layer 1.12x; two threads 0.93-1.19x (median 1.04).
+template <size_t kAStride>
 void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t* out) {
   constexpr size_t kUnroll = 4;
   __m512i acc[kUnroll][2];
@@ -101,12 +93,8 @@ void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_
   }
   size_t g = 0;
   for (; g + kUnroll <= k_groups; g += kUnroll, a += kUnroll * kAStride, b += 2 * kUnroll) {
-    if constexpr (kPrefetch == BStream::kOuterCachesAhead) {
-      _mm_prefetch(reinterpret_cast<const char*>(b + 1024), _MM_HINT_T2);
-    } else {
-      for (size_t line = 0; line < 2 * kUnroll; ++line)  // one zmm per line
-        _mm_prefetch(reinterpret_cast<const char*>(b + 64 + line), _MM_HINT_T0);
-    }
+    for (size_t line = 0; line < 2 * kUnroll; ++line)  // one zmm per line
+      _mm_prefetch(reinterpret_cast<const char*>(b + 64 + line), _MM_HINT_T0);
 #pragma GCC unroll 4
     for (size_t u = 0; u < kUnroll; ++u) {
       const __m512i au = _mm512_set1_epi32(a[u * kAStride]);
@@ -140,7 +128,7 @@ void MultiplyTile(size_t mr, size_t nr, size_t k_groups, const void* a_packed, c
       DotRows<kTileRows, kRows>(k_groups, AQuads<kTileRows, true>(a_packed, p->a_row_stride), b, p->dot_in, tile,
                                 prefetch);
     else if constexpr (kRows == 1)
-      DotOneRow<kTileRows, BStream::kOuterCachesAhead>(k_groups, a, b, p->dot_in, tile[0]);
+      DotOneRow<kTileRows>(k_groups, a, b, p->dot_in, tile[0]);
     else
       DotRows<kTileRows, kRows>(k_groups, AQuads<kTileRows, false>(a_packed, 0), b, p->dot_in, tile, prefetch);
   });
@@ -162,22 +150,16 @@ static void qgemm_u8s8_4x32c4__avx512vnni(size_t mr, size_t nr, size_t k_groups,
 // M = 1 (decode): the same B layout with A packed as one row, so A's K bytes stay in 4 KB
 // contiguous instead of spreading over the 12-row tile's 48 KB, which would evict B's stream
 // from L1.
-template <BStream kPrefetch>
 void OneRow(size_t nr, size_t k_groups, const void* a_packed, const void* b_packed, const QGemmTileParams* p) {
   alignas(64) int32_t tile[1][kNr];
-  DotOneRow<1, kPrefetch>(k_groups, static_cast<const int32_t*>(a_packed), static_cast<const __m512i*>(b_packed),
-                          nullptr, tile[0]);
+  DotOneRow<1>(k_groups, static_cast<const int32_t*>(a_packed), static_cast<const __m512i*>(b_packed), nullptr,
+               tile[0]);
   RequantizeTile<kNr>(&tile[0][0], 1, nr, p);
 }
-static void qgemm_u8s8_1x32c4__avx512vnni(size_t, size_t nr, size_t k_groups, const void* a_packed,
-                                          const void* b_packed, const QGemmTileParams* p) {
-  OneRow<BStream::kOuterCachesAhead>(nr, k_groups, a_packed, b_packed, p);
-}
-// The same, prefetching every line into L1 (BStream::kEveryLineToL1): the AMX tier's, since
-// every AMX CPU is an Intel server core.
+// Both tiers' M = 1 kernel (the amx tier's tile kernel serves from 16 rows).
 static void qgemm_u8s8_1x32c4_pfl1__avx512vnni(size_t, size_t nr, size_t k_groups, const void* a_packed,
                                                const void* b_packed, const QGemmTileParams* p) {
-  OneRow<BStream::kEveryLineToL1>(nr, k_groups, a_packed, b_packed, p);
+  OneRow(nr, k_groups, a_packed, b_packed, p);
 }
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
@@ -190,9 +172,7 @@ static_assert(kMr * kNr <= kMaxKBlockTileElements, "tile larger than the front e
 constexpr uint32_t kKBlockGroups = 192;
 extern const QGemmKernel kQGemm_u8s8_12x32c4__avx512vnni;
 extern const QGemmKernel kQGemm_u8s8_4x32c4__avx512vnni;
-extern const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni;
 extern const QGemmKernel kQGemm_u8s8_1x32c4_pfl1__avx512vnni;
-const QGemmKernel kQGemm_u8s8_1x32c4__avx512vnni = {"qgemm_u8s8_1x32c4__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 const QGemmKernel kQGemm_u8s8_1x32c4_pfl1__avx512vnni = {"qgemm_u8s8_1x32c4_pfl1__avx512vnni", 1, kNr, kKr, QGemmPacking::kU8S8, 1, 1, qgemm_u8s8_1x32c4_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 // One tile of at most four rows never splits K (the front end splits it only for row blocks of
 // several tiles), so no K block.
