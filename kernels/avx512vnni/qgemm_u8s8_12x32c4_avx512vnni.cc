@@ -85,10 +85,11 @@ void DotRows(size_t k_groups, AQuads<kTileRows, kAInPlace> a, const __m512i* b, 
 // Every line of B is requested into L1 4 KB ahead (M = 1 streams B and nothing else). Emerald
 // Rapids, one thread, 5 interleaved rounds, against no prefetch: 1x4096x4096 37.7 -> 41.5 GOPS and
 // 1x4096x11008 38.0 -> 41.2 (higher in every round; the read probe 20.6-21.3 GB/s, so now at it),
-// 16 threads within the rounds' spread. AMD EPYC Zen 5, one thread, 4 alternating rounds, against
-// a line 64 KB ahead into the outer caches per 512 bytes (what Zen 4 had been measured with):
-// 1.22-1.36x at 1x4096x4096, 1x4096x11008, 1x11008x4096 and 1x4096x14336 (0.97-1.00 of the read
-// probe after), the Llama-3-8B layer 1.12x; two threads 0.93-1.19x (median 1.04).
+// 16 threads within the rounds' spread. AMD EPYC Zen 5, one thread, two runs of 4 alternating
+// rounds, against a line 64 KB ahead into the outer caches per 512 bytes (what Zen 4 had been
+// measured with): 1.14-1.39x at 1x4096x11008, 1x11008x4096 and 1x4096x14336 (B at 0.93-1.05 of
+// the read probe after), 1.05-1.24x at 1x4096x4096 (B in L3), the Llama-3-8B layer 1.12-1.14x;
+// two threads level (0.79-1.19x).
 template <size_t kAStride>
 void DotOneRow(size_t k_groups, const int32_t* a, const __m512i* b, const int32_t* carried, int32_t* out) {
   constexpr size_t kUnroll = 4;
