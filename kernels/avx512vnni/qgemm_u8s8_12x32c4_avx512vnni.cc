@@ -130,12 +130,14 @@ void MultiplyTile(size_t mr, size_t nr, size_t k_groups, const void* a_packed, c
   // A K block before the last leaves its dot products in the front end's carry.
   int32_t(*tile)[kNr] = p->dot_out ? reinterpret_cast<int32_t(*)[kNr]>(p->dot_out) : own_tile;
   const BlockPrefetch<1> prefetch(*p, k_groups);
-  // A row block of one four-row tile (M = 2..4) streams B once, as M = 1 does: every line into L1
-  // ahead too. AMD EPYC Zen 5, one thread, alternating rounds, `dqmatmul` at 2x4096x11008,
-  // 4x4096x11008, 4x11008x4096 and 4x4096x14336: 1.11-1.38x; two threads 0.97-1.11x (the host's
-  // spread). Emerald Rapids-class device, three rounds: 0.96-1.09x on the amx tier (one and 16
-  // threads), 0.97-1.42x capped to this tier.
-  const bool streams = kTileRows == kSmallMr && p->b_streams;
+  // A row block of one tile (M = 2..12 on this tier) streams B once, as M = 1 does: every line
+  // into L1 ahead too. AMD EPYC Zen 5, alternating rounds, `dqmatmul`: four rows (2x4096x11008,
+  // 4x4096x11008, 4x11008x4096, 4x4096x14336) 1.11-1.38x at one thread, 0.97-1.11x at two (the
+  // host's spread); twelve rows (6x4096x11008, 8x4096x11008, 12x4096x11008, 12x11008x4096,
+  // 8x4096x14336) 1.22-1.39x at one thread, 0.99-1.40x at two; 16 rows and more (several tiles)
+  // unchanged. Emerald Rapids-class device, three rounds: the four-row kernel 0.96-1.09x on the
+  // amx tier (one and 16 threads), 0.97-1.42x capped to this tier.
+  const bool streams = p->b_streams;
   WithRowCount<kTileRows>(mr, [&](auto rows) {
     constexpr size_t kRows = decltype(rows)::value;
     auto dot_rows = [&](auto quads) {
