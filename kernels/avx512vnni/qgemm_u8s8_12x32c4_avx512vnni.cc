@@ -178,7 +178,7 @@ void OneRow(size_t nr, size_t k_groups, const void* a_packed, const void* b_pack
                tile[0]);
   RequantizeTile<kNr>(&tile[0][0], 1, nr, p);
 }
-// Both tiers' M = 1 kernel (the amx tier's tile kernel serves from 16 rows).
+// Both tiers' M = 1 kernel.
 static void qgemm_u8s8_1x32c4_pfl1__avx512vnni(size_t, size_t nr, size_t k_groups, const void* a_packed,
                                                const void* b_packed, const QGemmTileParams* p) {
   OneRow(nr, k_groups, a_packed, b_packed, p);
