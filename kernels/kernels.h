@@ -41,12 +41,16 @@ struct QuantizeKernels {
   // dst[i] = clamp(roundHalfToEven(x[i] / scale), qmin - zero_point, qmax - zero_point) +
   // zero_point as a byte (two's complement for INT8), computed in float with the clamp before the
   // conversion; a NaN quotient gives zero_point. `prefetch`, when not NULL, is `count` floats the
-  // caller reads next (the next row, while this one is in cache from its range pass): the kernel
-  // requests their lines as it goes, so memory streams them while it computes. `streaming` asks
+  // caller reads later (a row a few rows on, while this one is in cache from its range pass): the
+  // kernel requests their lines as it goes, so memory streams them while it computes. `streaming` asks
   // for stores that bypass the caches where the tier has them (an output larger than the
   // last-level cache: each line is then written without being read first); the bytes are the same.
   void (*quantize)(const float* x, size_t count, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
                    uint8_t* dst, const float* prefetch, bool streaming);
+  // Orders the streaming stores of earlier `quantize` calls before later stores: the caller runs it
+  // once after a task's last such call, before its thread pool reports the work done. NULL where
+  // the tier's stores are all cached.
+  void (*stream_fence)();
 };
 
 // How a tier wants A and B laid out (see src/qgemm_pack.cc). K is grouped by the kernel's kr;

@@ -10,7 +10,8 @@
 //                                  min(max(n + offset, 0), 255) ^ flip (offset in [0, 255]);
 //                                  with `streaming`, p is aligned to the bytes stored and the
 //                                  store may bypass the caches
-//   CpuStreamFence()               orders the streaming stores before later stores
+//   CpuStreamFence()               orders the streaming stores before later stores (the caller
+//                                  runs it once a task, through QuantizeKernels::stream_fence)
 //   CpuDivide(x, s)                x / s, correctly rounded (IEEE division: xsimd 8's operator/ on
 //                                  neon64 is a reciprocal estimate refined by Newton steps)
 //   CpuRoundToNearest(v)           v rounded to an integral float, ties to even
@@ -148,7 +149,6 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
         n[v] = xsimd::nearbyint_as_int(xsimd::min(xsimd::max(divide(QuantizeFloat::load_unaligned(x + i + v * kLanes)), vlo), vhi));
     CpuStoreQuantizedSaturated(dst + i, n, pack_offset, pack_flip, streaming);
   }
-  if (streaming) CpuStreamFence();
   for (; i + kLanes <= count; i += kLanes) store(divide(QuantizeFloat::load_unaligned(x + i)), dst + i);
   for (; i < count; ++i) dst[i] = QuantizeOne(x[i], scale, lo, hi, zero_point);
 }
@@ -156,7 +156,7 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
 }  // namespace
 
 extern const QuantizeKernels kQuantizeKernels;
-const QuantizeKernels kQuantizeKernels = {MinMaxRow, QuantizeRow};
+const QuantizeKernels kQuantizeKernels = {MinMaxRow, QuantizeRow, CpuStreamFence};
 
 }  // namespace CPUML_TIER
 }  // namespace cpuml

@@ -31,6 +31,16 @@ constexpr size_t kChunk = 1024;
 constexpr uint64_t kElementsPerTask = 64 * 1024;
 // Per-tensor ranges are reduced in at most this many task slots, on the stack.
 constexpr size_t kMaxRangeTasks = 256;
+// Where the input streams from memory (streaming stores: past the last-level cache), the quantize
+// pass of a row requests the input of a row at least this many bytes on, and at least two rows on:
+// the next row alone left each row's last lines arriving as its range pass began. AMD EPYC Zen 5,
+// one thread, 64 MiB per row, fraction of the read probe in one process: rows of 4096 floats 0.59
+// -> 0.78 (two rows on), rows of 1024 0.58 -> 0.84 (four on). In cache it requests the next row:
+// three rows of 4096 floats overflow a 48 KB L1 (1 MiB per row, two rows on: 0.88x).
+constexpr uint64_t kPrefetchLeadBytes = 16 * 1024;
+// Input of a task when the bytes stream past the caches, so each task's one fence (Job::FinishTask)
+// is a small part of its time; below that size a task is a row, for the balance of small tensors.
+constexpr uint64_t kStreamingTaskBytes = 64 * 1024;
 
 // The block size b of {16, 32, 64, 128, 256} with ceil(k / b) = blocks, else 0 (at most one fits
 // a given count: the matmuls' blockwise scales follow the same rule, kMatMulBlockSizes).
@@ -69,6 +79,9 @@ class DynamicQuantizeLinear final : public cpuml_operator {
     // before anything reads them: streaming stores then save reading every output line before
     // writing it (AMD EPYC Zen 5, one thread, 64 MiB per row: 1.15x).
     streaming_ = t_[kInput].reach_bytes + t_[kOutput].reach_bytes > LastLevelCacheBytes();
+    const uint64_t row_bytes = std::max<uint64_t>(1, row_length_ * sizeof(float));
+    prefetch_rows_ = streaming_ ? std::max<uint64_t>(2, (kPrefetchLeadBytes + row_bytes - 1) / row_bytes) : 1;
+    task_rows_ = streaming_ ? static_cast<size_t>(std::max<uint64_t>(1, kStreamingTaskBytes / row_bytes)) : 1;
   }
 
   uint32_t InputCount() const override { return 1; }
@@ -105,15 +118,25 @@ class DynamicQuantizeLinear final : public cpuml_operator {
             static_cast<uint8_t*>(outputs[1].Data), static_cast<uint8_t*>(outputs[2].Data), 0.0f, 0, {}, {}, 0, 0};
     const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
     if (symmetric_) {
-      pthreadpool_parallelize_1d(
-          pool, [](void* context, size_t row) { static_cast<const Job*>(context)->QuantizeSymmetricRow(row); }, &job,
-          static_cast<size_t>(rows_), 0);
+      pthreadpool_parallelize_1d_tile_1d(
+          pool,
+          [](void* context, size_t first, size_t count) {
+            const Job& j = *static_cast<const Job*>(context);
+            for (size_t row = first; row < first + count; ++row) j.QuantizeSymmetricRow(row);
+            j.FinishTask();
+          },
+          &job, static_cast<size_t>(rows_), task_rows_, 0);
       return CPUML_STATUS_SUCCESS;
     }
     if (per_row_) {
-      pthreadpool_parallelize_1d(
-          pool, [](void* context, size_t row) { static_cast<const Job*>(context)->QuantizeOwnRow(row); }, &job,
-          static_cast<size_t>(rows_), 0);
+      pthreadpool_parallelize_1d_tile_1d(
+          pool,
+          [](void* context, size_t first, size_t count) {
+            const Job& j = *static_cast<const Job*>(context);
+            for (size_t row = first; row < first + count; ++row) j.QuantizeOwnRow(row);
+            j.FinishTask();
+          },
+          &job, static_cast<size_t>(rows_), task_rows_, 0);
       return CPUML_STATUS_SUCCESS;
     }
     // Per tensor: the range over every piece of every row, then the bytes.
@@ -128,15 +151,18 @@ class DynamicQuantizeLinear final : public cpuml_operator {
       hi = std::max(hi, job.hi[i]);
     }
     Parameters(lo, hi, qmin_, qmax_, &job.scale, &job.zero_point);
-    pthreadpool_parallelize_1d(
+    pthreadpool_parallelize_1d_tile_1d(
         pool,
-        [](void* context, size_t piece) {
+        [](void* context, size_t first, size_t count) {
           const Job& j = *static_cast<const Job*>(context);
-          const uint64_t row = piece / j.op->pieces_, begin = (piece % j.op->pieces_) * kElementsPerTask;
-          j.QuantizeSpan(row, begin, std::min<uint64_t>(j.op->row_length_, begin + kElementsPerTask), j.scale, j.zero_point,
-                         j.op->pieces_ == 1 ? j.NextRow(row) : nullptr);
+          for (size_t piece = first; piece < first + count; ++piece) {
+            const uint64_t row = piece / j.op->pieces_, begin = (piece % j.op->pieces_) * kElementsPerTask;
+            j.QuantizeSpan(row, begin, std::min<uint64_t>(j.op->row_length_, begin + kElementsPerTask), j.scale,
+                           j.zero_point, j.op->pieces_ == 1 ? j.RowAhead(row) : nullptr);
+          }
+          j.FinishTask();
         },
-        &job, static_cast<size_t>(pieces), 0);
+        &job, static_cast<size_t>(pieces), pieces_ == 1 ? task_rows_ : 1, 0);
     job.WriteParameters(0, job.scale, job.zero_point);
     return CPUML_STATUS_SUCCESS;
   }
@@ -218,9 +244,18 @@ class DynamicQuantizeLinear final : public cpuml_operator {
       }
     }
 
-    // The next row's input when it is a run of contiguous float32 (what the kernel's prefetch
-    // walks), else NULL; row + 1 is a row of the tensor, so the prefetch stays inside the binding.
-    const float* NextRow(uint64_t row) const { return row + 1 < op->rows_ ? InPlace(row + 1, 0) : nullptr; }
+    // The input of the row the caller reads prefetch_rows_ on, when it is a run of contiguous
+    // float32 (what the kernel's prefetch walks), else NULL; it is a row of the tensor, so the
+    // prefetch stays inside the binding.
+    const float* RowAhead(uint64_t row) const {
+      return row + op->prefetch_rows_ < op->rows_ ? InPlace(row + op->prefetch_rows_, 0) : nullptr;
+    }
+
+    // A task's streaming stores are weakly ordered: one fence after its last orders them before
+    // the pool reports the work done (a fence after every row cost a third of a 1024-float row).
+    void FinishTask() const {
+      if (op->streaming_ && op->kernels_.stream_fence) op->kernels_.stream_fence();
+    }
 
     void WriteParameters(uint64_t row, float s, int32_t z) const {
       memcpy(scale_out + Offset(kScale, row, 0) * sizeof(float), &s, sizeof s);
@@ -260,7 +295,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
       int32_t z;
       Range(row, 0, op->row_length_, &row_lo, &row_hi);
       Parameters(row_lo, row_hi, op->qmin_, op->qmax_, &s, &z);
-      QuantizeSpan(row, 0, op->row_length_, s, z, op->row_length_ <= kElementsPerTask ? NextRow(row) : nullptr);
+      QuantizeSpan(row, 0, op->row_length_, s, z, op->row_length_ <= kElementsPerTask ? RowAhead(row) : nullptr);
       WriteParameters(row, s, z);
     }
   };
@@ -272,7 +307,9 @@ class DynamicQuantizeLinear final : public cpuml_operator {
   uint64_t block_ = 0;  // elements of a row per scale (symmetric per block), else the row's length
   int32_t qmin_ = 0, qmax_ = 255;
   uint64_t rows_ = 0, row_length_ = 0, pieces_ = 0;
+  uint64_t prefetch_rows_ = 1;  // how many rows on the quantize pass requests input (RowAhead)
   bool streaming_ = false;
+  size_t task_rows_ = 1;  // rows (pieces) a task quantizes: one, or kStreamingTaskBytes of them when streaming
 };
 
 }  // namespace

@@ -300,13 +300,16 @@ TEST_P(DynamicQuantizeTest, PastTheLastLevelCache) {
   std::mt19937 rng(14);
   const uint32_t length = 4093;
   const uint32_t rows = static_cast<uint32_t>(cpuml::LastLevelCacheBytes() / (length * 5ull)) + 2;
-  for (bool per_row : {true, false}) {
+  // Per row, per tensor, and symmetric per (row, block of 32): a task's rows share one fence.
+  for (int mode = 0; mode < 3; ++mode) {
     QuantizeCase q;
     q.sizes = {1, 1, rows, length};
-    q.per_row = per_row;
-    q.out_type = per_row ? kS8 : kU8;
-    q.threads = per_row ? 2 : 3;
-    SCOPED_TRACE(testing::Message() << rows << " rows of " << length << (per_row ? ", per row" : ", per tensor"));
+    q.per_row = mode == 0;
+    q.out_type = mode == 1 ? kU8 : kS8;
+    q.threads = mode == 1 ? 3 : 2;
+    q.symmetric_blocks = mode == 2 ? (length + 31) / 32 : 0;
+    SCOPED_TRACE(testing::Message() << rows << " rows of " << length
+                                    << (mode == 0 ? ", per row" : mode == 1 ? ", per tensor" : ", per row and block"));
     Check(q, Values(rng, 1));
     if (HasFailure()) return;
   }

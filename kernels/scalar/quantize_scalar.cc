@@ -32,7 +32,7 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
 }  // namespace
 
 extern const QuantizeKernels kQuantizeKernels;
-const QuantizeKernels kQuantizeKernels = {MinMaxRow, QuantizeRow};
+const QuantizeKernels kQuantizeKernels = {MinMaxRow, QuantizeRow, nullptr};
 
 }  // namespace scalar
 }  // namespace cpuml
