@@ -18,6 +18,7 @@
 //   CpuMinKeeping(v, acc), CpuMaxKeeping(v, acc)
 //                                  the lesser / greater of v and acc, acc where v is NaN (x86
 //                                  MINPS / MAXPS with acc second do exactly that in one uop)
+//   CpuLaneMax(v)                  the greatest lane of v, which holds no NaN
 // It defines cpuml::CPUML_TIER::kQuantizeKernels. Every step is exact or element-wise: min and
 // max give the same answer in any order, and division, the clamp and rounding to nearest even
 // are IEEE operations that every tier performs alike, so the bytes match the scalar tier's.
@@ -153,10 +154,89 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   for (; i < count; ++i) dst[i] = QuantizeOne(x[i], scale, lo, hi, zero_point);
 }
 
+// Symmetric INT8 by blocks (QuantizeKernels::quantize_symmetric_blocks), with none of the per-call
+// setup of MinMaxRow and QuantizeRow, which cost more than the work on blocks of 32 (AMD EPYC Zen 5,
+// one thread, 64 MiB in blocks of 32 through them: 4.5 GB/s). Every block's scale first, then the
+// bytes: a block's range, its scale and its quotients form one chain of dependent steps, and
+// independent blocks overlap. The bytes are QuantizeRow's with zero point 0 and bounds -128, 127,
+// and so is the quotient: by the reciprocal where that provably rounds as the division does.
+void QuantizeSymmetricBlocksUpTo64(const float* x, size_t count, size_t block, float* scales, uint8_t* dst) {
+  constexpr size_t kLanes = QuantizeFloat::size;
+  const QuantizeFloat zero(0.0f), vlo(-128.0f), vhi(127.0f);
+  const QuantizeInt nearest_limit_bits(xsimd::bitwise_cast<QuantizeInt>(QuantizeFloat(0.5f - 0x1p-14f)));
+  const size_t blocks = (count + block - 1) / block;
+  alignas(64) float amaxes[64], reciprocals[64];
+  for (size_t b = 0; b < blocks; ++b) {
+    const size_t begin = b * block, n = block < count - begin ? block : count - begin, whole = n / kLanes * kLanes;
+    // |x| is at least +0, so the lanes start from +0 and an all-NaN or all-zero block gives +0.
+    QuantizeFloat greatest = zero;
+    for (size_t i = 0; i < whole; i += kLanes)
+      greatest = CpuMaxKeeping(xsimd::abs(QuantizeFloat::load_unaligned(x + begin + i)), greatest);
+    float amax = CpuLaneMax(greatest);
+    for (size_t i = begin + whole; i < begin + n; ++i)
+      if (fabsf(x[i]) > amax) amax = fabsf(x[i]);
+    amaxes[b] = amax;
+  }
+  // The scales and their reciprocals a vector of blocks at a time: IEEE divisions, each lane the
+  // scalar one's bits.
+  size_t b = 0;
+  for (; b + kLanes <= blocks; b += kLanes) {
+    const QuantizeFloat scale = CpuDivide(QuantizeFloat::load_aligned(amaxes + b), QuantizeFloat(127.0f));
+    scale.store_unaligned(scales + b);
+    CpuDivide(QuantizeFloat(1.0f), scale).store_aligned(reciprocals + b);
+  }
+  for (; b < blocks; ++b) {
+    scales[b] = amaxes[b] / 127.0f;
+    reciprocals[b] = 1.0f / scales[b];
+  }
+  auto divided = [&](const QuantizeFloat& in, size_t b) {
+    const QuantizeFloat v = CpuDivide(in, QuantizeFloat(scales[b]));
+    return xsimd::nearbyint_as_int(xsimd::min(xsimd::max(xsimd::select(xsimd::isnan(v), zero, v), vlo), vhi));
+  };
+  // The bytes as QuantizeRow's main loop makes them, by the reciprocal of each vector's block
+  // (blocks are whole vectors): four vectors a test and a saturating pack, offset 128 and the sign
+  // bit flipped for INT8. QuantizeRow's argument holds for every scale, zero and subnormal included.
+  // The block of the vector at `at`, for `at` rising a vector at a time (a block is at least one).
+  size_t vector_block = 0, block_end = block;
+  auto block_of = [&](size_t at) {
+    if (at >= block_end) {
+      ++vector_block;
+      block_end += block;
+    }
+    return vector_block;
+  };
+  size_t i = 0;
+  for (; i + 4 * kLanes <= count; i += 4 * kLanes) {
+    QuantizeInt n[4];
+    auto distance_bits = [&](int v) {
+      const QuantizeFloat q =
+          QuantizeFloat::load_unaligned(x + i + v * kLanes) * QuantizeFloat(reciprocals[block_of(i + v * kLanes)]);
+      n[v] = xsimd::nearbyint_as_int(q);
+      return xsimd::bitwise_cast<QuantizeInt>(xsimd::abs(q - xsimd::to_float(n[v])));
+    };
+    const QuantizeInt d0 = distance_bits(0), d1 = distance_bits(1), d2 = distance_bits(2), d3 = distance_bits(3);
+    if (xsimd::any(xsimd::max(xsimd::max(d0, d1), xsimd::max(d2, d3)) > nearest_limit_bits))
+      for (int v = 0; v < 4; ++v) {
+        const size_t at = i + v * kLanes;
+        n[v] = divided(QuantizeFloat::load_unaligned(x + at), at / block);
+      }
+    CpuStoreQuantizedSaturated(dst + i, n, 128, 0x80, false);
+  }
+  for (; i + kLanes <= count; i += kLanes) CpuStoreQuantized(dst + i, divided(QuantizeFloat::load_unaligned(x + i), i / block));
+  for (; i < count; ++i) dst[i] = QuantizeOne(x[i], scales[i / block], -128.0f, 127.0f, 0);
+}
+
+void QuantizeSymmetricBlocks(const float* x, size_t count, size_t block, float* scales, uint8_t* dst) {
+  for (size_t begin = 0; begin < count; begin += 64 * block, scales += 64) {
+    const size_t n = 64 * block < count - begin ? 64 * block : count - begin;
+    QuantizeSymmetricBlocksUpTo64(x + begin, n, block, scales, dst + begin);
+  }
+}
+
 }  // namespace
 
 extern const QuantizeKernels kQuantizeKernels;
-const QuantizeKernels kQuantizeKernels = {MinMaxRow, QuantizeRow, CpuStreamFence};
+const QuantizeKernels kQuantizeKernels = {MinMaxRow, QuantizeRow, CpuStreamFence, QuantizeSymmetricBlocks};
 
 }  // namespace CPUML_TIER
 }  // namespace cpuml

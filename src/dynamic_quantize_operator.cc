@@ -279,6 +279,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
     // block has scale 0 and q 0 (0 / 0 is NaN, which quantizes to the zero point, 0).
     void QuantizeSymmetricRow(size_t row) const {
       const uint64_t length = op->row_length_, block = op->block_;
+      if (block % 16 == 0 && block <= kChunk) return QuantizeSymmetricBlocks(row);
       for (uint64_t begin = 0, index = 0; begin < length; begin += block, ++index) {
         const uint64_t end = std::min(length, begin + block);
         float lo = 0.0f, hi = 0.0f;
@@ -287,6 +288,31 @@ class DynamicQuantizeLinear final : public cpuml_operator {
         const float s = std::max(hi, -lo) / 127.0f;
         QuantizeSpan(row, begin, end, s, 0, nullptr);
         memcpy(scale_out + Offset(kScale, row, index) * sizeof(float), &s, sizeof s);
+      }
+    }
+
+    // The same by the kernel's blocks, up to 64 blocks a call: a row read and written in place when
+    // it is contiguous FLOAT32 and bytes, else through the stack buffers a chunk at a time.
+    void QuantizeSymmetricBlocks(size_t row) const {
+      const uint64_t length = op->row_length_, block = op->block_;
+      const Tensor &o = op->t_[kOutput], &sc = op->t_[kScale];
+      const float* in_place = InPlace(row, 0);
+      const bool contiguous = o.strides[3] == 1, direct = in_place && contiguous;
+      const uint64_t chunk = direct ? 64 * block : kChunk / block * block;
+      uint8_t* const dst_row = output + Offset(kOutput, row, 0);
+      uint8_t* const scale_row = scale_out + Offset(kScale, row, 0) * sizeof(float);
+      alignas(64) float buffer[kChunk];
+      uint8_t bytes[kChunk];
+      float scales[64];
+      for (uint64_t c = 0; c < length; c += chunk) {
+        const size_t count = static_cast<size_t>(std::min<uint64_t>(chunk, length - c));
+        uint8_t* dst = dst_row + c * o.strides[3];
+        op->kernels_.quantize_symmetric_blocks(in_place ? in_place + c : Floats(row, c, count, buffer), count,
+                                               static_cast<size_t>(block), scales, contiguous ? dst : bytes);
+        if (!contiguous)
+          for (size_t i = 0; i < count; ++i) dst[i * o.strides[3]] = bytes[i];
+        for (size_t b = 0; b < (count + block - 1) / block; ++b)
+          memcpy(scale_row + (c / block + b) * sc.strides[3] * sizeof(float), &scales[b], sizeof(float));
       }
     }
 

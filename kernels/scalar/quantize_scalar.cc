@@ -29,10 +29,21 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   }
 }
 
+void QuantizeSymmetricBlocks(const float* x, size_t count, size_t block, float* scales, uint8_t* dst) {
+  for (size_t begin = 0; begin < count; begin += block, ++scales) {
+    const size_t end = block < count - begin ? begin + block : count;
+    float amax = 0.0f;
+    for (size_t i = begin; i < end; ++i)
+      if (fabsf(x[i]) > amax) amax = fabsf(x[i]);  // false for NaN
+    *scales = amax / 127.0f;
+    QuantizeRow(x + begin, end - begin, *scales, 0, -128, 127, dst + begin, nullptr, false);
+  }
+}
+
 }  // namespace
 
 extern const QuantizeKernels kQuantizeKernels;
-const QuantizeKernels kQuantizeKernels = {MinMaxRow, QuantizeRow, nullptr};
+const QuantizeKernels kQuantizeKernels = {MinMaxRow, QuantizeRow, nullptr, QuantizeSymmetricBlocks};
 
 }  // namespace scalar
 }  // namespace cpuml
