@@ -9,6 +9,7 @@
 //                                             scales and a source zero point (no quantization of A)
 //   dql/cpuml/<per_tensor|per_row>/<size>     DYNAMIC_QUANTIZE_LINEAR of FLOAT32 to UINT8, GB/s of
 //                                             input read (per tensor reads it twice: range, then bytes)
+//   dql/cpuml/per_block32/<size>              the same to symmetric INT8 per row and block of 32
 //   dqmatmul/cpuml/u8u4/<shape>/block:<32|128>/threads:N
 //                                             the same with 4-bit B (UINT4, zero point 8) in
 //                                             ONNX Runtime MatMulNBits' layouts, scales per block
@@ -179,29 +180,36 @@ void BM_DynamicLinear(benchmark::State& state, Shape s, bool a_signed, bool quan
   state.SetLabel(std::string("exact, ") + cpuml_isa_name(cpuml_get_isa()));
 }
 
-void BM_Quantize(benchmark::State& state, uint64_t bytes, bool per_row, int threads) {
-  const uint32_t row = 4096, rows = static_cast<uint32_t>(bytes / 4 / row);
+// The granularities of DYNAMIC_QUANTIZE_LINEAR: UINT8 with a zero point per tensor or per row, and
+// symmetric INT8 per row and block of 32 (the activations of 4-bit products at accuracy_level 4).
+enum class Granularity { kPerTensor, kPerRow, kPerBlock32 };
+
+void BM_Quantize(benchmark::State& state, uint64_t bytes, Granularity granularity, int threads) {
+  const bool per_row = granularity != Granularity::kPerTensor, symmetric = granularity == Granularity::kPerBlock32;
+  const uint32_t row = 4096, rows = static_cast<uint32_t>(bytes / 4 / row), scales_per_row = symmetric ? row / 32 : 1;
   std::vector<float, CacheLineAllocator<float>> x(size_t{rows} * row);
   std::mt19937 rng(3);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (float& v : x) v = normal(rng);
   std::vector<uint8_t, CacheLineAllocator<uint8_t>> q(x.size());
-  std::vector<float> scales(rows);
+  std::vector<float> scales(size_t{rows} * scales_per_row);
   std::vector<uint8_t> zero_points((rows + 3) / 4 * 4);
-  const uint32_t sizes[] = {1, 1, rows, row}, p_sizes[] = {1, 1, per_row ? rows : 1u, 1};
+  const uint32_t sizes[] = {1, 1, rows, row}, p_sizes[] = {1, 1, per_row ? rows : 1u, scales_per_row};
   CPUML_BUFFER_TENSOR_DESC in{CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, sizes, nullptr, x.size() * 4, 0},
-      out{CPUML_TENSOR_DATA_TYPE_UINT8, CPUML_TENSOR_FLAG_NONE, 4, sizes, nullptr, q.size(), 0},
-      s{CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, p_sizes, nullptr, uint64_t{p_sizes[2]} * 4, 0},
+      out{symmetric ? CPUML_TENSOR_DATA_TYPE_INT8 : CPUML_TENSOR_DATA_TYPE_UINT8, CPUML_TENSOR_FLAG_NONE, 4, sizes, nullptr,
+          q.size(), 0},
+      s{CPUML_TENSOR_DATA_TYPE_FLOAT32, CPUML_TENSOR_FLAG_NONE, 4, p_sizes, nullptr, scales.size() * 4, 0},
       z{CPUML_TENSOR_DATA_TYPE_UINT8, CPUML_TENSOR_FLAG_NONE, 4, p_sizes, nullptr, (uint64_t{p_sizes[2]} + 3) / 4 * 4, 0};
   const CPUML_TENSOR_DESC ti = Tensor(&in), to = Tensor(&out), ts = Tensor(&s), tz = Tensor(&z);
-  const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC desc{&ti, &to, &ts, &tz};
+  const CPUML_DYNAMIC_QUANTIZE_LINEAR_OPERATOR_DESC desc{&ti, &to, &ts, symmetric ? nullptr : &tz};
   const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR, &desc};
   cpuml_operator* op = nullptr;
   if (cpuml_create_operator(&op_desc, &op) != CPUML_STATUS_SUCCESS) return state.SkipWithError(cpuml_last_error_message());
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   const CPUML_BUFFER_BINDING input{x.data(), in.TotalTensorSizeInBytes};
   const CPUML_BUFFER_BINDING outputs[] = {{q.data(), out.TotalTensorSizeInBytes}, {scales.data(), s.TotalTensorSizeInBytes},
-                                          {zero_points.data(), z.TotalTensorSizeInBytes}};
+                                          symmetric ? CPUML_BUFFER_BINDING{nullptr, 0}
+                                                    : CPUML_BUFFER_BINDING{zero_points.data(), z.TotalTensorSizeInBytes}};
   for (auto _ : state) {
     if (cpuml_execute_operator(op, &input, 1, outputs, 3, pool) != CPUML_STATUS_SUCCESS)
       state.SkipWithError(cpuml_last_error_message());
@@ -342,11 +350,13 @@ void RegisterDynamicQuantBenchmarks() {
     // (16 rows of 4096, the activations of dqmatmul at 16x4096) in L2, so they show the rows'
     // arithmetic and the threads' start.
     for (uint64_t kibibytes : {64 << 10, 1 << 10, 256})
-      for (bool per_row : {false, true}) {
+      for (Granularity granularity : {Granularity::kPerTensor, Granularity::kPerRow, Granularity::kPerBlock32}) {
         const std::string size = kibibytes >= 1024 ? std::to_string(kibibytes >> 10) + "MiB" : std::to_string(kibibytes) + "KiB";
-        const std::string name = std::string("dql/cpuml/") + (per_row ? "per_row" : "per_tensor") + "/" + size +
-                                 "/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(name.c_str(), BM_Quantize, uint64_t{kibibytes} << 10, per_row, threads)
+        const char* mode = granularity == Granularity::kPerTensor ? "per_tensor"
+                           : granularity == Granularity::kPerRow  ? "per_row"
+                                                                  : "per_block32";
+        const std::string name = std::string("dql/cpuml/") + mode + "/" + size + "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Quantize, uint64_t{kibibytes} << 10, granularity, threads)
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
       }
   }
