@@ -115,25 +115,16 @@ class DynamicQuantizeLinear final : public cpuml_operator {
                                             kMemberNames[other]))
           return s;
     Job job{this, static_cast<const uint8_t*>(inputs[0].Data), static_cast<uint8_t*>(outputs[0].Data),
-            static_cast<uint8_t*>(outputs[1].Data), static_cast<uint8_t*>(outputs[2].Data), 0.0f, 0, {}, {}, 0, 0};
+            static_cast<uint8_t*>(outputs[1].Data), static_cast<uint8_t*>(outputs[2].Data), 0.0f, 0, {}, {}, 0, 0, nullptr};
     const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
-    if (symmetric_) {
+    if (symmetric_ || per_row_) {
+      // Each row its own scale: a task quantizes its rows one by one.
+      job.quantize_row = symmetric_ ? &Job::QuantizeSymmetricRow : &Job::QuantizeOwnRow;
       pthreadpool_parallelize_1d_tile_1d(
           pool,
           [](void* context, size_t first, size_t count) {
             const Job& j = *static_cast<const Job*>(context);
-            for (size_t row = first; row < first + count; ++row) j.QuantizeSymmetricRow(row);
-            j.FinishTask();
-          },
-          &job, static_cast<size_t>(rows_), task_rows_, 0);
-      return CPUML_STATUS_SUCCESS;
-    }
-    if (per_row_) {
-      pthreadpool_parallelize_1d_tile_1d(
-          pool,
-          [](void* context, size_t first, size_t count) {
-            const Job& j = *static_cast<const Job*>(context);
-            for (size_t row = first; row < first + count; ++row) j.QuantizeOwnRow(row);
+            for (size_t row = first; row < first + count; ++row) (j.*j.quantize_row)(row);
             j.FinishTask();
           },
           &job, static_cast<size_t>(rows_), task_rows_, 0);
@@ -178,6 +169,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
     float lo[kMaxRangeTasks], hi[kMaxRangeTasks];
     size_t range_tasks;
     uint64_t pieces_per_task;
+    void (Job::*quantize_row)(size_t row) const;  // per row or symmetric: a row's range and bytes
 
     uint64_t Offset(int member, uint64_t row, uint64_t column) const {
       const Tensor& t = op->t_[member];
