@@ -208,7 +208,9 @@ void QuantizeSymmetricBlocksUpTo64(const float* x, size_t count, size_t block, f
   size_t i = 0;
   for (; i + 4 * kLanes <= count; i += 4 * kLanes) {
     QuantizeInt n[4];
-    auto distance_bits = [&](int v) {
+    // Inlined: called on its own, GCC 12 reports the conversions' undefined pass-through as
+    // uninitialized (GCC bug 105593).
+    auto distance_bits = [&](int v) __attribute__((always_inline)) {
       const QuantizeFloat q =
           QuantizeFloat::load_unaligned(x + i + v * kLanes) * QuantizeFloat(reciprocals[block_of(i + v * kLanes)]);
       n[v] = xsimd::nearbyint_as_int(q);
