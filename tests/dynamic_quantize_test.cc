@@ -19,6 +19,8 @@ struct QuantizeCase {
   std::vector<uint32_t> sizes;  // 4-D
   CPUML_TENSOR_DATA_TYPE in_type = kF32, out_type = kU8;
   bool per_row = false, strided = false;
+  // Gaps between channels and batches: rows no longer one stride apart throughout.
+  bool gapped = false;
   int threads = 1;
   // Nonzero: symmetric INT8 without a zero point, this many scales per row (blocks of K).
   uint32_t symmetric_blocks = 0;
@@ -28,9 +30,9 @@ struct QuantizeCase {
 class DynamicQuantizeTest : public TierTest {
  protected:
   void Check(const QuantizeCase& q, const std::vector<float>& values) {
-    const uint32_t pad = q.strided ? 2 : 1;
-    std::vector<uint32_t> in_strides{q.sizes[1] * q.sizes[2] * q.sizes[3] * pad, q.sizes[2] * q.sizes[3] * pad,
-                                     q.sizes[3] * pad, pad};
+    const uint32_t pad = q.strided ? 2 : 1, channel_gap = q.gapped ? 5 : 0, batch_gap = q.gapped ? 3 : 0;
+    const uint32_t channel_stride = q.sizes[2] * q.sizes[3] * pad + channel_gap;
+    std::vector<uint32_t> in_strides{q.sizes[1] * channel_stride + batch_gap, channel_stride, q.sizes[3] * pad, pad};
     TensorDesc input(q.in_type, q.sizes, in_strides), output(q.out_type, q.sizes, in_strides);
     const bool symmetric = q.symmetric_blocks != 0;
     const uint32_t columns = symmetric ? q.symmetric_blocks : 1;
@@ -241,6 +243,29 @@ TEST_P(DynamicQuantizeTest, SweepAgainstReference) {
 // Row 0: max 127 (s = 1): 2.5 -> 2, 3.5 -> 4, -2.5 -> -2; its second block all zero (s = 0, q = 0).
 // Row 1: max 254 (s = 2): 5 -> 2, 7 -> 4, -254 -> -127; its second block: max 63.5 (s = 0.5),
 // 0.25 -> 0 (0.5, to even), NaN -> 0, 63.5 -> 127.
+// Rows that are not one stride apart (gaps between channels and batches), and dense tensors whose
+// per-tensor passes run over the whole as one run of pieces (across rows, past one piece).
+TEST_P(DynamicQuantizeTest, RowLayouts) {
+  std::mt19937 rng(15);
+  int index = 0;
+  for (const std::vector<uint32_t>& sizes : {std::vector<uint32_t>{2, 3, 5, 37}, std::vector<uint32_t>{3, 2, 7, 1024},
+                                             std::vector<uint32_t>{1, 1, 70, 1000}})
+    for (bool gapped : {false, true})
+      for (int mode = 0; mode < 3; ++mode) {
+        QuantizeCase q;
+        q.sizes = sizes;
+        q.gapped = gapped;
+        q.per_row = mode == 1;
+        q.symmetric_blocks = mode == 2 ? (sizes[3] + 15) / 16 : 0;
+        q.out_type = mode == 0 ? kU8 : kS8;
+        q.threads = 1 + index % 3;
+        SCOPED_TRACE(testing::Message() << "case " << index << (gapped ? ", gapped" : ", dense") << ", mode " << mode);
+        Check(q, Values(rng, index % 10));
+        ++index;
+        if (HasFailure()) return;
+      }
+}
+
 TEST_P(DynamicQuantizeTest, SymmetricBlocksByHand) {
   std::vector<float> x(64, 0.0f);
   const float row0[] = {127, 2.5f, 3.5f, -2.5f}, row1[] = {254, 5, 7, -254};
