@@ -103,7 +103,6 @@ class DynamicQuantizeLinear final : public cpuml_operator {
                        row_step_[kInput] == row_length_ && row_step_[kOutput] == row_length_;
     span_rows_ = !per_row_ && !symmetric_ && dense ? 1 : rows_;
     span_length_ = span_rows_ == 1 ? rows_ * row_length_ : row_length_;
-    span_pieces_ = (span_length_ + kElementsPerTask - 1) / kElementsPerTask;
   }
 
   uint32_t InputCount() const override { return 1; }
@@ -137,7 +136,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
                                             kMemberNames[other]))
           return s;
     Job job{this, static_cast<const uint8_t*>(inputs[0].Data), static_cast<uint8_t*>(outputs[0].Data),
-            static_cast<uint8_t*>(outputs[1].Data), static_cast<uint8_t*>(outputs[2].Data), 0.0f, 0, {}, {}, 0, 0, nullptr};
+            static_cast<uint8_t*>(outputs[1].Data), static_cast<uint8_t*>(outputs[2].Data), 0.0f, 0, {}, {}, 0, 0, 0, 0, nullptr};
     const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
     if (symmetric_ || per_row_) {
       // Each row its own scale: a task quantizes its rows one by one.
@@ -153,7 +152,15 @@ class DynamicQuantizeLinear final : public cpuml_operator {
       return CPUML_STATUS_SUCCESS;
     }
     // Per tensor: the range over every piece of every row of the view, then the bytes.
-    const uint64_t pieces = span_rows_ * span_pieces_;
+    // Pieces of a row of the view: of kElementsPerTask, or in a dense tensor's one row small
+    // enough that every thread has several (down to 4096 elements).
+    job.piece_length = kElementsPerTask;
+    if (span_rows_ == 1 && threads > 1) {
+      const uint64_t share = (span_length_ + threads * 4 - 1) / (threads * 4);
+      job.piece_length = std::min(kElementsPerTask, std::max<uint64_t>(4096, (share + 1023) / 1024 * 1024));
+    }
+    job.span_pieces = (span_length_ + job.piece_length - 1) / job.piece_length;
+    const uint64_t pieces = span_rows_ * job.span_pieces;
     job.range_tasks = static_cast<size_t>(std::min<uint64_t>({pieces, kMaxRangeTasks, threads > 1 ? threads * 4 : 1}));
     job.pieces_per_task = (pieces + job.range_tasks - 1) / job.range_tasks;
     pthreadpool_parallelize_1d(
@@ -175,7 +182,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
           }
           j.FinishTask();
         },
-        &job, static_cast<size_t>(pieces), span_pieces_ == 1 ? task_rows_ : 1, 0);
+        &job, static_cast<size_t>(pieces), job.span_pieces == 1 ? task_rows_ : 1, 0);
     job.WriteParameters(0, job.scale, job.zero_point);
     return CPUML_STATUS_SUCCESS;
   }
@@ -191,6 +198,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
     float lo[kMaxRangeTasks], hi[kMaxRangeTasks];
     size_t range_tasks;
     uint64_t pieces_per_task;
+    uint64_t piece_length, span_pieces;  // per tensor: elements of a piece, pieces of a row of the view
     void (Job::*quantize_row)(size_t row) const;  // per row or symmetric: a row's range and bytes
 
     uint64_t Offset(int member, uint64_t row, uint64_t column) const {
@@ -268,15 +276,15 @@ class DynamicQuantizeLinear final : public cpuml_operator {
 
     // Piece `piece` of the per-tensor passes: its row of the view and its elements [begin, end).
     void PieceOf(uint64_t piece, uint64_t* row, uint64_t* begin, uint64_t* end) const {
-      *row = piece / op->span_pieces_;
-      *begin = (piece % op->span_pieces_) * kElementsPerTask;
-      *end = std::min(op->span_length_, *begin + kElementsPerTask);
+      *row = piece / span_pieces;
+      *begin = (piece % span_pieces) * piece_length;
+      *end = std::min(op->span_length_, *begin + piece_length);
     }
 
     // What the quantize pass of a piece requests ahead: the row prefetch_rows_ on (a row of one
     // piece), or in a dense tensor's single row as many elements on, while they stay inside it.
     const float* PieceAhead(uint64_t row, uint64_t begin, uint64_t end) const {
-      if (op->span_rows_ > 1) return op->span_pieces_ == 1 ? RowAhead(row) : nullptr;
+      if (op->span_rows_ > 1) return span_pieces == 1 ? RowAhead(row) : nullptr;
       const uint64_t lead = op->prefetch_rows_ * op->row_length_;
       return end + lead <= op->span_length_ ? InPlace(row, begin + lead) : nullptr;
     }
@@ -294,7 +302,7 @@ class DynamicQuantizeLinear final : public cpuml_operator {
 
     void RangeOfTask(size_t task) {
       float task_lo = 0.0f, task_hi = 0.0f;
-      const uint64_t pieces = op->span_rows_ * op->span_pieces_;
+      const uint64_t pieces = op->span_rows_ * span_pieces;
       const uint64_t first = task * pieces_per_task, last = std::min(pieces, first + pieces_per_task);
       for (uint64_t piece = first; piece < last; ++piece) {
         uint64_t row, begin, end;
@@ -369,9 +377,9 @@ class DynamicQuantizeLinear final : public cpuml_operator {
   size_t task_rows_ = 1;  // rows (pieces) a task quantizes: one, or kStreamingTaskBytes of them when streaming
   bool uniform_rows_[kMemberCount] = {};  // UniformRows, with the step in row_step_
   uint64_t row_step_[kMemberCount] = {};
-  // The per-tensor passes' view: span_rows_ rows of span_length_ elements, span_pieces_ pieces a
+  // The per-tensor passes' view: span_rows_ rows of span_length_ elements (Job::span_pieces pieces a
   // row; a dense tensor is one row of every element.
-  uint64_t span_rows_ = 0, span_length_ = 0, span_pieces_ = 0;
+  uint64_t span_rows_ = 0, span_length_ = 0;
 };
 
 }  // namespace
