@@ -30,27 +30,29 @@ inline X86Float CpuMinKeeping(const X86Float& v, const X86Float& acc) { return x
 inline X86Float CpuMaxKeeping(const X86Float& v, const X86Float& acc) { return xsimd::max(v, acc); }
 #endif
 
-// The greatest lane of v, which holds no NaN: the halves meet in a tree of MAXPS.
+// The least / greatest lane of v, which holds no NaN: the halves meet in a tree of MINPS / MAXPS.
+// (The 512-bit halves through the zero-masking extracts: GCC 12 reports the plain extracts' and
+// casts' undefined pass-through as uninitialized, bug 105593.)
 #if defined(__AVX512F__)
-inline float CpuLaneMax(const X86Float& v) {
-  const __m256 half = _mm256_max_ps(_mm512_castps512_ps256(v),
-                                    _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-  __m128 m = _mm_max_ps(_mm256_castps256_ps128(half), _mm256_extractf128_ps(half, 1));
-  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-  return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
-}
+#define CPUML_LANE_REDUCE(op)                                                                                      \
+  const __m256 half = _mm256_##op##_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, _mm512_castps_pd(v), 0)), \
+                                       _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xFF, _mm512_castps_pd(v), 1))); \
+  __m128 m = _mm_##op##_ps(_mm256_castps256_ps128(half), _mm256_extractf128_ps(half, 1));                          \
+  m = _mm_##op##_ps(m, _mm_movehl_ps(m, m));                                                                       \
+  return _mm_cvtss_f32(_mm_##op##_ss(m, _mm_shuffle_ps(m, m, 1)))
 #elif defined(__AVX__)
-inline float CpuLaneMax(const X86Float& v) {
-  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-  return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
-}
+#define CPUML_LANE_REDUCE(op)                                                                                      \
+  __m128 m = _mm_##op##_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));                                \
+  m = _mm_##op##_ps(m, _mm_movehl_ps(m, m));                                                                       \
+  return _mm_cvtss_f32(_mm_##op##_ss(m, _mm_shuffle_ps(m, m, 1)))
 #else
-inline float CpuLaneMax(const X86Float& v) {
-  const __m128 m = _mm_max_ps(v, _mm_movehl_ps(v, v));
-  return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 1)));
-}
+#define CPUML_LANE_REDUCE(op)                                                                                      \
+  const __m128 m = _mm_##op##_ps(v, _mm_movehl_ps(v, v));                                                          \
+  return _mm_cvtss_f32(_mm_##op##_ss(m, _mm_shuffle_ps(m, m, 1)))
 #endif
+inline float CpuLaneMin(const X86Float& v) { CPUML_LANE_REDUCE(min); }
+inline float CpuLaneMax(const X86Float& v) { CPUML_LANE_REDUCE(max); }
+#undef CPUML_LANE_REDUCE
 
 }  // namespace
 }  // namespace CPUML_TIER

@@ -18,7 +18,7 @@
 //   CpuMinKeeping(v, acc), CpuMaxKeeping(v, acc)
 //                                  the lesser / greater of v and acc, acc where v is NaN (x86
 //                                  MINPS / MAXPS with acc second do exactly that in one uop)
-//   CpuLaneMax(v)                  the greatest lane of v, which holds no NaN
+//   CpuLaneMin(v), CpuLaneMax(v)   the least / greatest lane of v, which holds no NaN
 // It defines cpuml::CPUML_TIER::kQuantizeKernels. Every step is exact or element-wise: min and
 // max give the same answer in any order, and division, the clamp and rounding to nearest even
 // are IEEE operations that every tier performs alike, so the bytes match the scalar tier's.
@@ -52,21 +52,14 @@ void MinMaxRow(const float* x, size_t count, float* min_out, float* max_out) {
     hi[0] = CpuMaxKeeping(v, hi[0]);
   }
   // The chains hold no NaN, so combining them keeps every lane's value; the lanes then meet in a
-  // tree, each level's steps independent (a running scalar minimum over them was a chain of
-  // dependent compares: on Emerald Rapids half the range pass of a 1024-float call).
+  // tree of shuffles, each level's steps independent (a running scalar minimum over them was a
+  // chain of dependent compares: on Emerald Rapids half the range pass of a 1024-float call; a
+  // scalar tree through memory, a third of the per-row calls' cost on 768-float rows).
   for (int c = 1; c < 4; ++c) {
     lo[0] = CpuMinKeeping(lo[c], lo[0]);
     hi[0] = CpuMaxKeeping(hi[c], hi[0]);
   }
-  alignas(64) float lanes_lo[kLanes], lanes_hi[kLanes];
-  lo[0].store_aligned(lanes_lo);
-  hi[0].store_aligned(lanes_hi);
-  for (size_t width = kLanes / 2; width > 0; width /= 2)
-    for (size_t j = 0; j < width; ++j) {
-      lanes_lo[j] = lanes_lo[j + width] < lanes_lo[j] ? lanes_lo[j + width] : lanes_lo[j];
-      lanes_hi[j] = lanes_hi[j + width] > lanes_hi[j] ? lanes_hi[j + width] : lanes_hi[j];
-    }
-  float result_lo = lanes_lo[0], result_hi = lanes_hi[0];
+  float result_lo = CpuLaneMin(lo[0]), result_hi = CpuLaneMax(hi[0]);
   for (; i < count; ++i) {
     if (x[i] < result_lo) result_lo = x[i];
     if (x[i] > result_hi) result_hi = x[i];

@@ -51,7 +51,8 @@ inline xsimd::batch<float, CPUML_XSIMD_ARCH> CpuMaxKeeping(const xsimd::batch<fl
   return vbslq_f32(vcgtq_f32(v, acc), v, acc);
 }
 
-// The greatest lane of v, which holds no NaN (FMAXV).
+// The least / greatest lane of v, which holds no NaN (FMINV, FMAXV).
+inline float CpuLaneMin(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v) { return vminvq_f32(v); }
 inline float CpuLaneMax(const xsimd::batch<float, CPUML_XSIMD_ARCH>& v) { return vmaxvq_f32(v); }
 
 }  // namespace
