@@ -77,6 +77,31 @@ inline uint8_t QuantizeOne(float x, float scale, float lo, float hi, int32_t zer
   return static_cast<uint8_t>(static_cast<int32_t>(nearbyintf(v)) + zero_point);
 }
 
+// The quotients x / scale by way of the reciprocal. With r = 1 / scale rounded, q = x * r lies
+// within 1.5 * 2^-23 |q| of the correctly rounded x / scale (three roundings of 2^-24 each), which
+// is under 2^-14 wherever |q| <= 256. So where q is nearer than 1/2 - 2^-14 to its nearest integer
+// n (|q - n| is exact: Sterbenz), the division rounds to n too; beyond +-256 both lie outside the
+// bounds, and the bytes' saturation gives qmin or qmax either way. A NaN, an infinity or a
+// quotient beyond int32 fails the test (the conversion's INT32_MIN leaves a huge or NaN
+// difference), as does every lane when the reciprocal overflows (a scale below 2^-128: q is
+// infinite or NaN); and a group with a lane near a half-integer (about one in a hundred groups of
+// 64 lanes on random data) divides. Division is the slowest vector instruction of the x86 cores
+// measured. NearestOfQuotients rounds four such q to n and returns whether every lane passed.
+// (Inlined: called on its own, GCC 12 reports the conversions' undefined pass-through as
+// uninitialized, bug 105593.)
+__attribute__((always_inline)) inline bool NearestOfQuotients(const QuantizeFloat (&q)[4], QuantizeInt (&n)[4]) {
+  const QuantizeInt nearest_limit_bits(xsimd::bitwise_cast<QuantizeInt>(QuantizeFloat(0.5f - 0x1p-14f)));
+  // |q - n| as the bits of a non-negative float, which order as integers do: one integer max of
+  // the four vectors and one compare test them all. A NaN's bits exceed the limit's.
+  QuantizeInt distance[4];
+  for (int v = 0; v < 4; ++v) {
+    n[v] = xsimd::nearbyint_as_int(q[v]);
+    distance[v] = xsimd::bitwise_cast<QuantizeInt>(xsimd::abs(q[v] - xsimd::to_float(n[v])));
+  }
+  const QuantizeInt farthest = xsimd::max(xsimd::max(distance[0], distance[1]), xsimd::max(distance[2], distance[3]));
+  return !xsimd::any(farthest > nearest_limit_bits);
+}
+
 void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
                  uint8_t* dst, const float* prefetch, bool streaming) {
   constexpr size_t kLanes = QuantizeFloat::size;
@@ -84,20 +109,8 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   // conversion never sees a value outside int32 (an infinite or tiny-scale quotient included).
   const float lo = static_cast<float>(qmin - zero_point), hi = static_cast<float>(qmax - zero_point);
   const QuantizeFloat s(scale), vlo(lo), vhi(hi), zero(0.0f);
-  // The quotient by way of the reciprocal. With r = 1 / scale rounded, q = x * r lies within
-  // 1.5 * 2^-23 |q| of the correctly rounded x / scale (three roundings of 2^-24 each), which is
-  // under 2^-14 wherever |q| <= 256. So where q is nearer than 1/2 - 2^-14 to its nearest integer n
-  // (|q - n| is exact: Sterbenz), the division rounds to n too; beyond +-256 both lie outside the
-  // bounds, and the bytes' saturation gives qmin or qmax either way. A NaN, an infinity or a
-  // quotient beyond int32 fails the test (the conversion's INT32_MIN leaves a huge or NaN
-  // difference), as does every lane when the reciprocal overflows (a scale below 2^-128: q is
-  // infinite or NaN); and a group with a lane near a half-integer (about one in a hundred groups
-  // of 64 lanes on random data) divides. The bytes are the division's everywhere, and the
-  // saturating pack is the clamp. Division is the slowest vector instruction of the x86 cores
-  // measured.
-  const float reciprocal_value = 1.0f / scale;
-  const QuantizeFloat reciprocal(reciprocal_value);
-  const QuantizeInt nearest_limit_bits(xsimd::bitwise_cast<QuantizeInt>(QuantizeFloat(0.5f - 0x1p-14f)));
+  // The quotient by way of the reciprocal (NearestOfQuotients); the saturating pack is the clamp.
+  const QuantizeFloat reciprocal(1.0f / scale);
   const QuantizeInt zp(zero_point);
   // The pack adds zero_point - qmin with unsigned saturation to [0, 255], then flips the sign bit
   // for INT8: clamp(n + zero_point, qmin, qmax) as a byte.
@@ -128,17 +141,10 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
     // few miss buffers.
     if (prefetch)
       for (size_t line = 0; line < 4 * kLanes; line += 16) __builtin_prefetch(prefetch + i + line);
+    QuantizeFloat q[4];
     QuantizeInt n[4];
-    // |q - n| as the bits of a non-negative float, which order as integers do: one integer max
-    // of the four vectors and one compare test them all. A NaN's bits exceed the limit's.
-    auto distance_bits = [&](int v) {
-      const QuantizeFloat q = QuantizeFloat::load_unaligned(x + i + v * kLanes) * reciprocal;
-      n[v] = xsimd::nearbyint_as_int(q);
-      return xsimd::bitwise_cast<QuantizeInt>(xsimd::abs(q - xsimd::to_float(n[v])));
-    };
-    const QuantizeInt farthest = xsimd::max(xsimd::max(distance_bits(0), distance_bits(1)),
-                                            xsimd::max(distance_bits(2), distance_bits(3)));
-    if (xsimd::any(farthest > nearest_limit_bits))
+    for (int v = 0; v < 4; ++v) q[v] = QuantizeFloat::load_unaligned(x + i + v * kLanes) * reciprocal;
+    if (!NearestOfQuotients(q, n))
       for (int v = 0; v < 4; ++v)
         n[v] = xsimd::nearbyint_as_int(xsimd::min(xsimd::max(divide(QuantizeFloat::load_unaligned(x + i + v * kLanes)), vlo), vhi));
     CpuStoreQuantizedSaturated(dst + i, n, pack_offset, pack_flip, streaming);
@@ -156,7 +162,6 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
 void QuantizeSymmetricBlocksUpTo64(const float* x, size_t count, size_t block, float* scales, uint8_t* dst) {
   constexpr size_t kLanes = QuantizeFloat::size;
   const QuantizeFloat zero(0.0f), vlo(-128.0f), vhi(127.0f);
-  const QuantizeInt nearest_limit_bits(xsimd::bitwise_cast<QuantizeInt>(QuantizeFloat(0.5f - 0x1p-14f)));
   const size_t blocks = (count + block - 1) / block;
   alignas(64) float amaxes[64], reciprocals[64];
   for (size_t b = 0; b < blocks; ++b) {
@@ -188,7 +193,8 @@ void QuantizeSymmetricBlocksUpTo64(const float* x, size_t count, size_t block, f
   };
   // The bytes as QuantizeRow's main loop makes them, by the reciprocal of each vector's block
   // (blocks are whole vectors): four vectors a test and a saturating pack, offset 128 and the sign
-  // bit flipped for INT8. QuantizeRow's argument holds for every scale, zero and subnormal included.
+  // bit flipped for INT8. NearestOfQuotients' argument holds for every scale, zero and subnormal
+  // included.
   // The block of the vector at `at`, for `at` rising a vector at a time (a block is at least one).
   size_t vector_block = 0, block_end = block;
   auto block_of = [&](size_t at) {
@@ -200,17 +206,11 @@ void QuantizeSymmetricBlocksUpTo64(const float* x, size_t count, size_t block, f
   };
   size_t i = 0;
   for (; i + 4 * kLanes <= count; i += 4 * kLanes) {
+    QuantizeFloat q[4];
     QuantizeInt n[4];
-    // Inlined: called on its own, GCC 12 reports the conversions' undefined pass-through as
-    // uninitialized (GCC bug 105593).
-    auto distance_bits = [&](int v) __attribute__((always_inline)) {
-      const QuantizeFloat q =
-          QuantizeFloat::load_unaligned(x + i + v * kLanes) * QuantizeFloat(reciprocals[block_of(i + v * kLanes)]);
-      n[v] = xsimd::nearbyint_as_int(q);
-      return xsimd::bitwise_cast<QuantizeInt>(xsimd::abs(q - xsimd::to_float(n[v])));
-    };
-    const QuantizeInt d0 = distance_bits(0), d1 = distance_bits(1), d2 = distance_bits(2), d3 = distance_bits(3);
-    if (xsimd::any(xsimd::max(xsimd::max(d0, d1), xsimd::max(d2, d3)) > nearest_limit_bits))
+    for (int v = 0; v < 4; ++v)
+      q[v] = QuantizeFloat::load_unaligned(x + i + v * kLanes) * QuantizeFloat(reciprocals[block_of(i + v * kLanes)]);
+    if (!NearestOfQuotients(q, n))
       for (int v = 0; v < 4; ++v) {
         const size_t at = i + v * kLanes;
         n[v] = divided(QuantizeFloat::load_unaligned(x + at), at / block);
