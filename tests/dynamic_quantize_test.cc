@@ -19,8 +19,9 @@ struct QuantizeCase {
   std::vector<uint32_t> sizes;  // 4-D
   CPUML_TENSOR_DATA_TYPE in_type = kF32, out_type = kU8;
   bool per_row = false, strided = false;
-  // Gaps between channels and batches: rows no longer one stride apart throughout.
-  bool gapped = false;
+  // Gaps before each channel (1: and each batch; 2: before each batch only): rows no longer one
+  // stride apart throughout.
+  int gapped = 0;
   int threads = 1;
   // Nonzero: symmetric INT8 without a zero point, this many scales per row (blocks of K).
   uint32_t symmetric_blocks = 0;
@@ -30,7 +31,7 @@ struct QuantizeCase {
 class DynamicQuantizeTest : public TierTest {
  protected:
   void Check(const QuantizeCase& q, const std::vector<float>& values) {
-    const uint32_t pad = q.strided ? 2 : 1, channel_gap = q.gapped ? 5 : 0, batch_gap = q.gapped ? 3 : 0;
+    const uint32_t pad = q.strided ? 2 : 1, channel_gap = q.gapped == 1 ? 5 : 0, batch_gap = q.gapped ? 3 : 0;
     const uint32_t channel_stride = q.sizes[2] * q.sizes[3] * pad + channel_gap;
     std::vector<uint32_t> in_strides{q.sizes[1] * channel_stride + batch_gap, channel_stride, q.sizes[3] * pad, pad};
     TensorDesc input(q.in_type, q.sizes, in_strides), output(q.out_type, q.sizes, in_strides);
@@ -250,7 +251,7 @@ TEST_P(DynamicQuantizeTest, RowLayouts) {
   int index = 0;
   for (const std::vector<uint32_t>& sizes : {std::vector<uint32_t>{2, 3, 5, 37}, std::vector<uint32_t>{3, 2, 7, 1024},
                                              std::vector<uint32_t>{1, 1, 70, 1000}})
-    for (bool gapped : {false, true})
+    for (int gapped : {0, 1, 2})
       for (int mode = 0; mode < 3; ++mode) {
         QuantizeCase q;
         q.sizes = sizes;
@@ -259,7 +260,7 @@ TEST_P(DynamicQuantizeTest, RowLayouts) {
         q.symmetric_blocks = mode == 2 ? (sizes[3] + 15) / 16 : 0;
         q.out_type = mode == 0 ? kU8 : kS8;
         q.threads = 1 + index % 3;
-        SCOPED_TRACE(testing::Message() << "case " << index << (gapped ? ", gapped" : ", dense") << ", mode " << mode);
+        SCOPED_TRACE(testing::Message() << "case " << index << ", gaps " << gapped << ", mode " << mode);
         Check(q, Values(rng, index % 10));
         ++index;
         if (HasFailure()) return;
