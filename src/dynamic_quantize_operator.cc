@@ -377,8 +377,8 @@ class DynamicQuantizeLinear final : public cpuml_operator {
   size_t task_rows_ = 1;  // rows (pieces) a task quantizes: one, or kStreamingTaskBytes of them when streaming
   bool uniform_rows_[kMemberCount] = {};  // UniformRows, with the step in row_step_
   uint64_t row_step_[kMemberCount] = {};
-  // The per-tensor passes' view: span_rows_ rows of span_length_ elements (Job::span_pieces pieces a
-  // row; a dense tensor is one row of every element.
+  // The per-tensor passes' view: span_rows_ rows of span_length_ elements, Job::span_pieces pieces
+  // a row; a dense tensor is one row of every element.
   uint64_t span_rows_ = 0, span_length_ = 0;
 };
 
