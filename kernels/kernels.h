@@ -51,9 +51,9 @@ struct QuantizeKernels {
   // once after a task's last such call, before its thread pool reports the work done. NULL where
   // the tier's stores are all cached.
   void (*stream_fence)();
-  // Symmetric INT8 by blocks of `block` contiguous floats (the last may be shorter): for block b,
-  // scales[b] = max |x| / 127 in float32 (NaN elements left out, +0 for none), and each byte the
-  // one `quantize` gives with that scale, zero point 0 and bounds -128, 127.
+  // Symmetric INT8 by blocks of `block` contiguous floats, a multiple of 16 (the last block may be
+  // shorter): for block b, scales[b] = max |x| / 127 in float32 (NaN elements left out, +0 for
+  // none), and each byte the one `quantize` gives with that scale, zero point 0 and bounds -128, 127.
   void (*quantize_symmetric_blocks)(const float* x, size_t count, size_t block, float* scales, uint8_t* dst);
 };
 
