@@ -102,13 +102,24 @@ __attribute__((always_inline)) inline bool NearestOfQuotients(const QuantizeFloa
   return !xsimd::any(farthest > nearest_limit_bits);
 }
 
+// x / s as the division gives it, a NaN quotient 0, clamped to [lo, hi] and rounded to the nearest
+// integer, ties to even. The bounds are integers, so clamping before rounding equals clamping after
+// it, and the conversion never sees a value outside int32 (an infinite or tiny-scale quotient
+// included). (Inlined for the same GCC 12 report as NearestOfQuotients.)
+__attribute__((always_inline)) inline QuantizeInt DividedNearest(const QuantizeFloat& x, const QuantizeFloat& s,
+                                                                 const QuantizeFloat& lo, const QuantizeFloat& hi) {
+  QuantizeFloat v = CpuDivide(x, s);
+  v = xsimd::select(xsimd::isnan(v), QuantizeFloat(0.0f), v);  // (v != v is an ordered compare on AVX: false for NaN)
+  // No NaN is left, so min and max agree on every architecture.
+  v = xsimd::min(xsimd::max(v, lo), hi);
+  return xsimd::nearbyint_as_int(v);
+}
+
 void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, int32_t qmin, int32_t qmax,
                  uint8_t* dst, const float* prefetch, bool streaming) {
   constexpr size_t kLanes = QuantizeFloat::size;
-  // The bounds are integers, so clamping before rounding equals clamping after it, and the
-  // conversion never sees a value outside int32 (an infinite or tiny-scale quotient included).
   const float lo = static_cast<float>(qmin - zero_point), hi = static_cast<float>(qmax - zero_point);
-  const QuantizeFloat s(scale), vlo(lo), vhi(hi), zero(0.0f);
+  const QuantizeFloat s(scale), vlo(lo), vhi(hi);
   // The quotient by way of the reciprocal (NearestOfQuotients); the saturating pack is the clamp.
   const QuantizeFloat reciprocal(1.0f / scale);
   const QuantizeInt zp(zero_point);
@@ -116,16 +127,6 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
   // for INT8: clamp(n + zero_point, qmin, qmax) as a byte.
   const int16_t pack_offset = static_cast<int16_t>(zero_point - qmin);
   const uint8_t pack_flip = qmin < 0 ? 0x80 : 0x00;
-  // The clamp and the bytes of a vector whose value v is settled (integral, or the quotient).
-  auto store = [&](QuantizeFloat v, uint8_t* out) {
-    // No NaN is left, so min and max agree on every architecture.
-    v = xsimd::min(xsimd::max(v, vlo), vhi);
-    CpuStoreQuantized(out, xsimd::nearbyint_as_int(v) + zp);
-  };
-  auto divide = [&](const QuantizeFloat& in) {
-    const QuantizeFloat v = CpuDivide(in, s);
-    return xsimd::select(xsimd::isnan(v), zero, v);  // (v != v is an ordered compare on AVX: false for NaN)
-  };
   size_t i = 0;
   // Streaming stores write whole aligned vectors: the bytes before dst's first boundary take the
   // one-element form (the same operations).
@@ -146,10 +147,11 @@ void QuantizeRow(const float* x, size_t count, float scale, int32_t zero_point, 
     for (int v = 0; v < 4; ++v) q[v] = QuantizeFloat::load_unaligned(x + i + v * kLanes) * reciprocal;
     if (!NearestOfQuotients(q, n))
       for (int v = 0; v < 4; ++v)
-        n[v] = xsimd::nearbyint_as_int(xsimd::min(xsimd::max(divide(QuantizeFloat::load_unaligned(x + i + v * kLanes)), vlo), vhi));
+        n[v] = DividedNearest(QuantizeFloat::load_unaligned(x + i + v * kLanes), s, vlo, vhi);
     CpuStoreQuantizedSaturated(dst + i, n, pack_offset, pack_flip, streaming);
   }
-  for (; i + kLanes <= count; i += kLanes) store(divide(QuantizeFloat::load_unaligned(x + i)), dst + i);
+  for (; i + kLanes <= count; i += kLanes)
+    CpuStoreQuantized(dst + i, DividedNearest(QuantizeFloat::load_unaligned(x + i), s, vlo, vhi) + zp);
   for (; i < count; ++i) dst[i] = QuantizeOne(x[i], scale, lo, hi, zero_point);
 }
 
@@ -187,10 +189,7 @@ void QuantizeSymmetricBlocksUpTo64(const float* x, size_t count, size_t block, f
     scales[b] = amaxes[b] / 127.0f;
     reciprocals[b] = 1.0f / scales[b];
   }
-  auto divided = [&](const QuantizeFloat& in, size_t b) {
-    const QuantizeFloat v = CpuDivide(in, QuantizeFloat(scales[b]));
-    return xsimd::nearbyint_as_int(xsimd::min(xsimd::max(xsimd::select(xsimd::isnan(v), zero, v), vlo), vhi));
-  };
+  auto divided = [&](const QuantizeFloat& in, size_t b) { return DividedNearest(in, QuantizeFloat(scales[b]), vlo, vhi); };
   // The bytes as QuantizeRow's main loop makes them, by the reciprocal of each vector's block
   // (blocks are whole vectors): four vectors a test and a saturating pack, offset 128 and the sign
   // bit flipped for INT8. NearestOfQuotients' argument holds for every scale, zero and subnormal
