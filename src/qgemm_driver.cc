@@ -508,7 +508,7 @@ struct QGemmPlan::RunJob {
           // while it runs. AMD EPYC Zen 3, AVX2, one thread, interleaved medians of four runs,
           // MATRIX_MULTIPLY_INTEGER_TO_FLOAT / QUANTIZED_LINEAR_MATRIX_MULTIPLY at 1024^3 0.87-0.89
           // -> 0.96-0.97, at 128x768x3072 0.86-0.93 -> 0.87-0.98 (docs/experiments.md).
-          if (!requantizes && unit_columns && g0 == 0)
+          if (!requantizes && unit_columns && last_block)
             for (size_t i = 0; i < mr; ++i)
               for (size_t byte = 0; byte < nr * element_bytes; byte += 64)
                 __builtin_prefetch(out_tile + i * out->row_stride + byte, 1);

@@ -36,8 +36,8 @@ inline __m512i BroadcastQuad(const int8_t* a) {
 // kColumnSums the columns' sums of u. kPrefetchL1: every line of B 4 KB ahead into L1, for Intel
 // server cores (the 8-bit one-row kernel's kEveryLineToL1 explains it).
 template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
-inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m512i (&dot)[kRows][kVectors],
-                      __m512i (&column_sum)[kVectors]) {
+inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, const int32_t (&start)[kRows],
+                      __m512i (&dot)[kRows][kVectors], __m512i (&column_sum)[kVectors]) {
   const __m512i mask = _mm512_set1_epi8(0x0F), ones = _mm512_set1_epi8(1);
   // One row streams B: alternate groups and the two nibbles go to four accumulators, so four
   // vpdpbusd chains are in flight instead of one.
@@ -47,7 +47,7 @@ inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m512i 
   __m512i column_bytes[kVectors];
   for (size_t v = 0; v < kVectors; ++v) {
     for (size_t c = 0; c < kChains; ++c)
-      for (size_t r = 0; r < kRows; ++r) chain[c][r][v] = _mm512_setzero_si512();
+      for (size_t r = 0; r < kRows; ++r) chain[c][r][v] = c ? _mm512_setzero_si512() : _mm512_set1_epi32(start[r]);
     column_sum[v] = column_bytes[v] = _mm512_setzero_si512();
   }
   // Group g into chains kFirst and kFirst + 1 (chain 0 with one chain). The chains are named at
@@ -96,31 +96,38 @@ inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, __m512i 
   }
 }
 
-template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
+template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1, bool kSharedZeroPoint>
 void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmTileParams* p) {
   const QGemmBlocks& blocks = *p->blocks;
+  // One zero point for every column and block (QGemmBlocks::zero_points): its term is one integer
+  // a row, the sums' starting value, in place of a multiply and an add per vector of columns.
+  const int32_t shared_zero_point = kSharedZeroPoint ? blocks.zero_points[0] : 0;
   __m512 y[kRows][kVectors];
   for (size_t r = 0; r < kRows; ++r)
     for (size_t v = 0; v < kVectors; ++v) y[r][v] = _mm512_set1_ps(-0.0f);  // -0 + p is p: the first y = p
   for (size_t c = 0; c < blocks.count; ++c) {
     const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
     const uint8_t* b = b_panel + c * blocks.b_stride;
-    __m512i dot[kRows][kVectors], column_sum[kVectors];
-    BlockSums<kRows, kAStride, kColumnSums, kPrefetchL1>(
-        groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride), b, dot, column_sum);
-    const uint8_t* zero = blocks.zero_points ? blocks.zero_points : b + groups * kVectors * kVectorBytes;
     const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
     const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
+    int32_t start[kRows];
+    for (size_t r = 0; r < kRows; ++r) start[r] = kSharedZeroPoint ? row_b[r] * shared_zero_point : 0;
+    __m512i dot[kRows][kVectors], column_sum[kVectors];
+    BlockSums<kRows, kAStride, kColumnSums, kPrefetchL1>(
+        groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride), b, start, dot, column_sum);
+    const uint8_t* zero = kSharedZeroPoint ? nullptr : b + groups * kVectors * kVectorBytes;
     const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
     for (size_t v = 0; v < kVectors; ++v) {
       const __m512i zero_point =
-          _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(zero + 16 * v)));
+          kSharedZeroPoint ? _mm512_setzero_si512()
+                           : _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(zero + 16 * v)));
       const __m512 b_scale = blocks.b_scale_half
                                  ? _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(
                                        blocks.b_scale_half + c * blocks.b_scale_stride + 16 * v)))
                                  : _mm512_loadu_ps(blocks.b_scale + c * blocks.b_scale_stride + 16 * v);
       for (size_t r = 0; r < kRows; ++r) {
-        __m512i s = _mm512_add_epi32(dot[r][v], _mm512_mullo_epi32(_mm512_set1_epi32(row_b[r]), zero_point));
+        __m512i s = kSharedZeroPoint ? dot[r][v]
+                                     : _mm512_add_epi32(dot[r][v], _mm512_mullo_epi32(_mm512_set1_epi32(row_b[r]), zero_point));
         if (kColumnSums) s = _mm512_add_epi32(s, _mm512_mullo_epi32(_mm512_set1_epi32(row_a[r]), column_sum[v]));
         const __m512 product = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(_mm512_set1_ps(a_scale[r]), b_scale));
         y[r][v] = _mm512_add_ps(y[r][v], product);
@@ -142,8 +149,12 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
 template <size_t kRows, size_t kAStride, bool kPrefetchL1>
 void TileRows(size_t nr, const void* a_packed, const void* b_packed, const QGemmTileParams* p) {
   WithColumnSums<kRows>(p->blocks->row_a, [&](auto column_sums) {
-    Tile<kRows, kAStride, decltype(column_sums)::value, kPrefetchL1>(
-        nr, static_cast<const uint8_t*>(a_packed), static_cast<const uint8_t*>(b_packed), p);
+    if (p->blocks->zero_points)
+      Tile<kRows, kAStride, decltype(column_sums)::value, kPrefetchL1, true>(
+          nr, static_cast<const uint8_t*>(a_packed), static_cast<const uint8_t*>(b_packed), p);
+    else
+      Tile<kRows, kAStride, decltype(column_sums)::value, kPrefetchL1, false>(
+          nr, static_cast<const uint8_t*>(a_packed), static_cast<const uint8_t*>(b_packed), p);
   });
 }
 
