@@ -504,10 +504,13 @@ struct QGemmPlan::RunJob {
           params.out = unit_columns ? out_tile : scratch;
           params.out_row_stride = unit_columns ? out->row_stride : f.nr;
           // Four-byte outputs (int32, float) fill a line per 16 columns of a row, which the tile's
-          // stores would otherwise wait to own: asked for before the tile's K loop, the lines arrive
-          // while it runs. AMD EPYC Zen 3, AVX2, one thread, interleaved medians of four runs,
-          // MATRIX_MULTIPLY_INTEGER_TO_FLOAT / QUANTIZED_LINEAR_MATRIX_MULTIPLY at 1024^3 0.87-0.89
-          // -> 0.96-0.97, at 128x768x3072 0.86-0.93 -> 0.87-0.98 (docs/experiments.md).
+          // stores would otherwise wait to own: asked for before the tile's last K loop, the lines
+          // arrive while it runs. AMD EPYC Zen 3, AVX2, one thread, interleaved medians of four
+          // runs, MATRIX_MULTIPLY_INTEGER_TO_FLOAT / QUANTIZED_LINEAR_MATRIX_MULTIPLY at 1024^3
+          // 0.87-0.89 -> 0.96-0.97, at 128x768x3072 0.86-0.93 -> 0.87-0.98 (docs/experiments.md).
+          // Asked for before the first of several K blocks instead, the lines were gone again by
+          // the last: the row block's other tiles pass in between (AMD EPYC Zen 5, one thread,
+          // 1024^3 and 2048^3: 1.04x for the last block).
           if (!requantizes && unit_columns && last_block)
             for (size_t i = 0; i < mr; ++i)
               for (size_t byte = 0; byte < nr * element_bytes; byte += 64)
