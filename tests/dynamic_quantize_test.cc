@@ -240,10 +240,6 @@ TEST_P(DynamicQuantizeTest, SweepAgainstReference) {
     }
 }
 
-// Symmetric INT8 per row and block, by hand: s = max|x| / 127 and q = x / s rounded half to even.
-// Row 0: max 127 (s = 1): 2.5 -> 2, 3.5 -> 4, -2.5 -> -2; its second block all zero (s = 0, q = 0).
-// Row 1: max 254 (s = 2): 5 -> 2, 7 -> 4, -254 -> -127; its second block: max 63.5 (s = 0.5),
-// 0.25 -> 0 (0.5, to even), NaN -> 0, 63.5 -> 127.
 // Rows that are not one stride apart (gaps between channels and batches), and dense tensors whose
 // per-tensor passes run over the whole as one run of pieces (across rows, past one piece).
 TEST_P(DynamicQuantizeTest, RowLayouts) {
@@ -267,6 +263,10 @@ TEST_P(DynamicQuantizeTest, RowLayouts) {
       }
 }
 
+// Symmetric INT8 per row and block, by hand: s = max|x| / 127 and q = x / s rounded half to even.
+// Row 0: max 127 (s = 1): 2.5 -> 2, 3.5 -> 4, -2.5 -> -2; its second block all zero (s = 0, q = 0).
+// Row 1: max 254 (s = 2): 5 -> 2, 7 -> 4, -254 -> -127; its second block: max 63.5 (s = 0.5),
+// 0.25 -> 0 (0.5, to even), NaN -> 0, 63.5 -> 127.
 TEST_P(DynamicQuantizeTest, SymmetricBlocksByHand) {
   std::vector<float> x(64, 0.0f);
   const float row0[] = {127, 2.5f, 3.5f, -2.5f}, row1[] = {254, 5, 7, -254};
