@@ -21,7 +21,10 @@ Usage: taskset -c CORE python3 bench/device_interleaved.py LIBCPUML[,OTHER_LIBCP
   the ratios are then also given separately for the rounds that began with the tile unit at full
   speed (probe above 3500 GOPS) and at about half (below 2600); with it, cpuml / probe per round too.
   CPUML_BENCH_PROBE names another of its isa_peak probes (e.g. avx512vnni_vpdpbusd, with
-  CPUML_MAX_ISA=avx512vnni to time that tier)."""
+  CPUML_MAX_ISA=avx512vnni to time that tier).
+  CPUML_BENCH_I2F=1 also times MATRIX_MULTIPLY_INTEGER_TO_FLOAT (u8 A, s8 B, per-tensor A scale,
+  per-column B scale and bias, float output) of every build in the same rounds, and reports each
+  build's product / its own QuantizedLinear and each further build's product / the first's."""
 import re
 import subprocess
 import ctypes
@@ -55,6 +58,11 @@ class QLinearMatMulDesc(ctypes.Structure):
                 ("A", "AScale", "AZeroPoint", "B", "BScale", "BZeroPoint", "OutputScale", "OutputZeroPoint", "Output")]
 
 
+class IntegerToFloatDesc(ctypes.Structure):
+    _fields_ = [(name, ctypes.POINTER(TensorDesc)) for name in
+                ("A", "AScale", "AZeroPoint", "B", "BScale", "BZeroPoint", "Bias", "Output")]
+
+
 class OperatorDesc(ctypes.Structure):
     _fields_ = [("Type", ctypes.c_int), ("Desc", ctypes.c_void_p)]
 
@@ -64,9 +72,10 @@ class Binding(ctypes.Structure):
 
 
 class Cpuml:
-    """One cpuml operator: A {m,k}, B {k,n} stored N x K and owned by the operator, output {m,n}."""
+    """One cpuml operator: A {m,k}, B {k,n} stored N x K and owned by the operator, output {m,n}:
+    QuantizedLinear's bytes, or with to_float MATRIX_MULTIPLY_INTEGER_TO_FLOAT's floats."""
 
-    def __init__(self, lib, pool, m, k, n, a_signed, b_signed):
+    def __init__(self, lib, pool, m, k, n, a_signed, b_signed, to_float=False):
         self.lib, self.pool, self.keep = lib, pool, []
         rng = np.random.default_rng(3)
         a_type, b_type = (S8 if a_signed else U8), (S8 if b_signed else U8)
@@ -76,7 +85,8 @@ class Cpuml:
         self.a = storage[offset:offset + m * k]
         self.a[:] = rng.integers(0, 256, m * k, dtype=np.uint8)
         b_nk = rng.integers(0, 256, k * n, dtype=np.uint8)
-        self.out = np.zeros(m * n + 4, np.uint8)
+        self.out = np.zeros((m * n + 4) * (4 if to_float else 1) + 64, np.uint8)
+        self.out = self.out[(-self.out.ctypes.data) % 64:]
         scalars = {"as": np.array([0.02], np.float32), "bs": np.array([0.015], np.float32),
                    "os": np.array([0.5], np.float32), "az": np.array([3], np.uint8),
                    "bz": np.array([0], np.uint8), "oz": np.array([7], np.uint8)}
@@ -92,25 +102,40 @@ class Cpuml:
         one = (1, 1, 1, 1)
         ta = tensor(a_type, (1, 1, m, k), None, (m * k + 3) // 4 * 4)
         tb = tensor(b_type, (1, 1, k, n), (0, 0, 1, k), (k * n + 3) // 4 * 4, flags=1)
-        to = tensor(U8, (1, 1, m, n), None, (m * n + 3) // 4 * 4)
+        out_bytes = m * n * 4 if to_float else (m * n + 3) // 4 * 4
+        to = tensor(F32 if to_float else U8, (1, 1, m, n), None, out_bytes)
         tf = tensor(F32, one, None, 4)
         tza, tzb, tzo = tensor(a_type, one, None, 4), tensor(b_type, one, None, 4), tensor(U8, one, None, 4)
-        desc = QLinearMatMulDesc(ta, tf, tza, tb, tf, tzb, tf, tzo, to)
-        op_desc = OperatorDesc(3, ctypes.cast(ctypes.pointer(desc), ctypes.c_void_p))
+        bind = lambda arr, nbytes: Binding(arr.ctypes.data, nbytes)
+        if to_float:
+            scalars["bs"] = (0.01 + 0.0001 * (np.arange(n) % 17)).astype(np.float32)
+            scalars["bias"] = rng.standard_normal(n).astype(np.float32)
+            tcol = tensor(F32, (1, 1, 1, n), None, n * 4, flags=1)
+            desc = IntegerToFloatDesc(ta, tf, tza, tb, tcol, None, tcol, to)
+            op_type, owned = 5, (3, 4, 6)
+            self.inputs = (Binding * 7)(bind(self.a, (m * k + 3) // 4 * 4), bind(scalars["as"], 4),
+                                        bind(scalars["az"], 4), bind(b_nk, (k * n + 3) // 4 * 4),
+                                        bind(scalars["bs"], n * 4), Binding(None, 0), bind(scalars["bias"], n * 4))
+        else:
+            desc = QLinearMatMulDesc(ta, tf, tza, tb, tf, tzb, tf, tzo, to)
+            op_type, owned = 3, (3,)
+            self.inputs = (Binding * 8)(bind(self.a, (m * k + 3) // 4 * 4), bind(scalars["as"], 4),
+                                        bind(scalars["az"], 4), bind(b_nk, (k * n + 3) // 4 * 4),
+                                        bind(scalars["bs"], 4), bind(scalars["bz"], 4), bind(scalars["os"], 4),
+                                        bind(scalars["oz"], 4))
+        op_desc = OperatorDesc(op_type, ctypes.cast(ctypes.pointer(desc), ctypes.c_void_p))
         self.keep += [desc, op_desc, scalars]
         self.op = ctypes.c_void_p()
-        bind = lambda arr, nbytes: Binding(arr.ctypes.data, nbytes)
-        self.inputs = (Binding * 8)(bind(self.a, (m * k + 3) // 4 * 4), bind(scalars["as"], 4), bind(scalars["az"], 4),
-                                    bind(b_nk, (k * n + 3) // 4 * 4), bind(scalars["bs"], 4), bind(scalars["bz"], 4),
-                                    bind(scalars["os"], 4), bind(scalars["oz"], 4))
+        self.input_count = len(self.inputs)
         if lib.cpuml_create_operator(ctypes.byref(op_desc), ctypes.byref(self.op)) or \
-                lib.cpuml_initialize_operator(self.op, self.inputs, 8):
+                lib.cpuml_initialize_operator(self.op, self.inputs, self.input_count):
             raise RuntimeError(lib.cpuml_last_error_message().decode())
-        self.inputs[3] = Binding(None, 0)  # owned: bound at initialize only
-        self.output = (Binding * 1)(Binding(self.out.ctypes.data, (m * n + 3) // 4 * 4))
+        for i in owned:  # owned: bound at initialize only
+            self.inputs[i] = Binding(None, 0)
+        self.output = (Binding * 1)(Binding(self.out.ctypes.data, out_bytes))
 
     def __call__(self):
-        if self.lib.cpuml_execute_operator(self.op, self.inputs, 8, self.output, 1, self.pool):
+        if self.lib.cpuml_execute_operator(self.op, self.inputs, self.input_count, self.output, 1, self.pool):
             raise RuntimeError(self.lib.cpuml_last_error_message().decode())
 
 
@@ -181,6 +206,7 @@ def main():
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     probe_binary = os.environ.get("CPUML_BENCH_BINARY")
     probe_name = os.environ.get("CPUML_BENCH_PROBE", "amx_tdpbusd")
+    with_i2f = os.environ.get("CPUML_BENCH_I2F") == "1"
 
     def probe():
         if not probe_binary:
@@ -197,6 +223,9 @@ def main():
                    for t in ("u8s8", "u8u8", "s8s8", "s8u8")}
         for name, variant in variants.items():
             runners[f"{name}/u8s8"] = Cpuml(variant, pool, m, k, n, False, True)
+        if with_i2f:
+            for name, build in (("cpuml", lib), *variants.items()):
+                runners[f"{name}/i2f"] = Cpuml(build, pool, m, k, n, False, True, to_float=True)
         for name, make in (("torch_onednn", lambda: torch_runner("onednn", threads, m, k, n)),
                            ("torch_fbgemm", lambda: torch_runner("fbgemm", threads, m, k, n)),
                            ("onnxruntime", lambda: ort_runner(threads, m, k, n))):
@@ -232,6 +261,15 @@ def main():
         line += f"  | u8u8, s8s8, s8u8 / u8s8 {types}"
         for name in variants:
             line += f"  | {name} / cpuml {statistics.median(gops[name + '/u8s8'][r] / base[r] for r in range(rounds)):.3f}"
+        if with_i2f:
+            def median_ratio(x, y):
+                return statistics.median(gops[x][r] / gops[y][r] for r in range(rounds))
+            line += "  | i2f GOPS " + ", ".join(f"{name} {statistics.median(gops[name + '/i2f']):.0f}"
+                                                 for name in ("cpuml", *variants))
+            line += "  | i2f / own u8s8 " + ", ".join(f"{name} {median_ratio(name + '/i2f', name + '/u8s8'):.3f}"
+                                                       for name in ("cpuml", *variants))
+            for name in variants:
+                line += f"  | {name} i2f / cpuml i2f {median_ratio(name + '/i2f', 'cpuml/i2f'):.3f}"
         if any(g is not None for g in probes):
             line += f"  | {probe_name} probe median {statistics.median(g for g in probes if g is not None):.0f} GOPS"
             line += (", cpuml / probe " +
