@@ -14,6 +14,8 @@ uint64_t IsaPeakAvxVnni(uint64_t iterations);        // bench/isa_peak_avxvnni.c
 uint64_t IsaPeakAmx(uint64_t iterations);           // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxL1(uint64_t iterations);         // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxL2A(uint64_t iterations);        // bench/isa_peak_amx.cc
+uint64_t IsaPeakAmxK32(uint64_t iterations);        // bench/isa_peak_amx.cc
+uint64_t IsaPeakAmxK16(uint64_t iterations);        // bench/isa_peak_amx.cc
 uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes);    // bench/isa_peak_avx2.cc
 uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes);  // bench/isa_peak_avx512vnni.cc
 
@@ -40,6 +42,10 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxL1},
       {"amx_tdpbusd_a_from_l2", "tdpbusd, B tiles from L1, A streamed from L2 (the AMX kernel's loop)",
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxL2A},
+      {"amx_tdpbusd_k32", "tdpbusd of 32 K values (a block of 32 a tile instruction), operands in tiles",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxK32},
+      {"amx_tdpbusd_k16", "tdpbusd of 16 K values (a block of 16 a tile instruction), operands in tiles",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxK16},
   };
 #else
   return {};

@@ -6,6 +6,10 @@
 //   IsaPeakAmxL1    every operand tile loaded from L1 (16 KB of A, 16 KB of B, cycled);
 //   IsaPeakAmxL2A   B from L1 and A streaming from a 512 KB buffer (L2), as the kernel reads
 //                   its packed A while one B panel block stays in L1.
+//   IsaPeakAmxK32, IsaPeakAmxK16
+//                   IsaPeakAmx with 32 or 16 K values a tdpbusd (A tiles of 32 or 16 bytes a
+//                   row, B tiles of 8 or 4 K quads): the rate of a tile kernel whose blocks of K
+//                   (4-bit weights' blocks of 32 and 16) end every tdpbusd, counted in their MACs.
 #include <immintrin.h>
 #include <stdint.h>
 
@@ -30,6 +34,37 @@ void Configure() {
     return true;
   }();
   (void)filled;
+}
+
+// Register-only tdpbusd of kK K values each, in the same register plan.
+template <size_t kK>
+uint64_t RunShortK(uint64_t iterations) {
+  static constexpr cpuml::amx::TileConfig kConfig = [] {
+    cpuml::amx::TileConfig c = cpuml::amx::EightFullTiles();
+    for (int t = 4; t < 6; ++t) c.colsb[t] = kK;
+    for (int t = 6; t < 8; ++t) c.rows[t] = kK / 4;
+    return c;
+  }();
+  Configure();
+  _tile_loadconfig(&kConfig);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  _tile_loadd(4, g_a, 64);
+  _tile_loadd(5, g_a + 1024, 64);
+  _tile_loadd(6, g_b, 128);
+  _tile_loadd(7, g_b + 64, 128);
+  for (uint64_t i = 0; i < iterations; ++i) {
+    _tile_dpbusd(0, 4, 6);
+    _tile_dpbusd(1, 4, 7);
+    _tile_dpbusd(2, 5, 6);
+    _tile_dpbusd(3, 5, 7);
+  }
+  alignas(64) int32_t sink[16 * 16];
+  _tile_stored(0, sink, 64);
+  _tile_release();
+  return iterations * 4 * (16 * 16 * kK) + static_cast<uint64_t>(sink[0] & 0);
 }
 
 template <size_t kABytes, bool kLoad>
@@ -69,5 +104,7 @@ uint64_t Run(uint64_t iterations) {
 uint64_t IsaPeakAmx(uint64_t iterations) { return Run<kL1Bytes, false>(iterations); }
 uint64_t IsaPeakAmxL1(uint64_t iterations) { return Run<kL1Bytes, true>(iterations); }
 uint64_t IsaPeakAmxL2A(uint64_t iterations) { return Run<kL2Bytes, true>(iterations); }
+uint64_t IsaPeakAmxK32(uint64_t iterations) { return RunShortK<32>(iterations); }
+uint64_t IsaPeakAmxK16(uint64_t iterations) { return RunShortK<16>(iterations); }
 
 }  // namespace cpuml_bench
