@@ -36,40 +36,23 @@ void Configure() {
   (void)filled;
 }
 
-// Register-only tdpbusd of kK K values each, in the same register plan.
+// The A tiles' rows of kK bytes and the B tiles' kK / 4 K quads: kK K values a tdpbusd.
 template <size_t kK>
-uint64_t RunShortK(uint64_t iterations) {
-  static constexpr cpuml::amx::TileConfig kConfig = [] {
-    cpuml::amx::TileConfig c = cpuml::amx::EightFullTiles();
-    for (int t = 4; t < 6; ++t) c.colsb[t] = kK;
-    for (int t = 6; t < 8; ++t) c.rows[t] = kK / 4;
-    return c;
-  }();
-  Configure();
-  _tile_loadconfig(&kConfig);
-  _tile_zero(0);
-  _tile_zero(1);
-  _tile_zero(2);
-  _tile_zero(3);
-  _tile_loadd(4, g_a, 64);
-  _tile_loadd(5, g_a + 1024, 64);
-  _tile_loadd(6, g_b, 128);
-  _tile_loadd(7, g_b + 64, 128);
-  for (uint64_t i = 0; i < iterations; ++i) {
-    _tile_dpbusd(0, 4, 6);
-    _tile_dpbusd(1, 4, 7);
-    _tile_dpbusd(2, 5, 6);
-    _tile_dpbusd(3, 5, 7);
-  }
-  alignas(64) int32_t sink[16 * 16];
-  _tile_stored(0, sink, 64);
-  _tile_release();
-  return iterations * 4 * (16 * 16 * kK) + static_cast<uint64_t>(sink[0] & 0);
+constexpr cpuml::amx::TileConfig ShortKConfig() {
+  cpuml::amx::TileConfig c = cpuml::amx::EightFullTiles();
+  for (int t = 4; t < 6; ++t) c.colsb[t] = kK;
+  for (int t = 6; t < 8; ++t) c.rows[t] = kK / 4;
+  return c;
 }
 
-template <size_t kABytes, bool kLoad>
+template <size_t kABytes, bool kLoad, size_t kK = 64>
 uint64_t Run(uint64_t iterations) {
+  static_assert(kK == 64 || !kLoad, "the loading probes use full tiles");
   Configure();
+  if constexpr (kK != 64) {
+    static constexpr cpuml::amx::TileConfig kConfig = ShortKConfig<kK>();
+    _tile_loadconfig(&kConfig);
+  }
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
@@ -96,7 +79,7 @@ uint64_t Run(uint64_t iterations) {
   alignas(64) int32_t sink[16 * 16];
   _tile_stored(0, sink, 64);
   _tile_release();
-  return iterations * 4 * kMacsPerTdpbusd + static_cast<uint64_t>(sink[0] & 0);
+  return iterations * 4 * (kMacsPerTdpbusd / 64 * kK) + static_cast<uint64_t>(sink[0] & 0);
 }
 
 }  // namespace
@@ -104,7 +87,7 @@ uint64_t Run(uint64_t iterations) {
 uint64_t IsaPeakAmx(uint64_t iterations) { return Run<kL1Bytes, false>(iterations); }
 uint64_t IsaPeakAmxL1(uint64_t iterations) { return Run<kL1Bytes, true>(iterations); }
 uint64_t IsaPeakAmxL2A(uint64_t iterations) { return Run<kL2Bytes, true>(iterations); }
-uint64_t IsaPeakAmxK32(uint64_t iterations) { return RunShortK<32>(iterations); }
-uint64_t IsaPeakAmxK16(uint64_t iterations) { return RunShortK<16>(iterations); }
+uint64_t IsaPeakAmxK32(uint64_t iterations) { return Run<kL1Bytes, false, 32>(iterations); }
+uint64_t IsaPeakAmxK16(uint64_t iterations) { return Run<kL1Bytes, false, 16>(iterations); }
 
 }  // namespace cpuml_bench
