@@ -31,6 +31,14 @@ inline __m512i BroadcastQuad(const int8_t* a) {
   return _mm512_set1_epi32(quad);
 }
 
+// One zmm of a group's B (16 columns x 4 bytes) as vpdpbusd's u8 operands: masked, the low nibbles
+// are each column's first K quad; shifted, the high ones its second.
+inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high) {
+  const __m512i raw = _mm512_loadu_si512(b);
+  low = _mm512_and_si512(raw, mask);
+  high = _mm512_and_si512(_mm512_srli_epi16(raw, 4), mask);
+}
+
 // Four rows' block sums where A has no column sums to add (symmetric activations) and B comes from
 // the caches (no L1 prefetch): prefill's common case. Written the general way below, GCC 12 passed
 // the sixteen accumulators through register copies every group and kept six of them in memory
@@ -70,11 +78,7 @@ __attribute__((always_inline)) inline void FourRowBlockSums(size_t groups, const
     const uint8_t* bg = b + g * kVectors * kVectorBytes;
     const int8_t* ag = a + g * 4 * kKr;
     __m512i l[kVectors], h[kVectors], q0, q1;
-    for (size_t v = 0; v < kVectors; ++v) {
-      const __m512i raw = _mm512_loadu_si512(bg + 64 * v);
-      l[v] = _mm512_and_si512(raw, mask);
-      h[v] = _mm512_and_si512(_mm512_srli_epi16(raw, 4), mask);
-    }
+    for (size_t v = 0; v < kVectors; ++v) Nibbles(bg + 64 * v, mask, l[v], h[v]);
     CPUML_S8U4_TWO_ROWS(0, 1, c);
     CPUML_S8U4_TWO_ROWS(2, 3, c);
   }
@@ -117,9 +121,7 @@ inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, const in
     __m512i low[kVectors], high[kVectors];
     for (size_t v = 0; v < kVectors; ++v) {
       if (kPrefetchL1) _mm_prefetch(reinterpret_cast<const char*>(bg + 64 * v + 4096), _MM_HINT_T0);
-      const __m512i raw = _mm512_loadu_si512(bg + 64 * v);
-      low[v] = _mm512_and_si512(raw, mask);
-      high[v] = _mm512_and_si512(_mm512_srli_epi16(raw, 4), mask);
+      Nibbles(bg + 64 * v, mask, low[v], high[v]);
       if (kColumnSums) {
         column_bytes[v] = _mm512_add_epi8(column_bytes[v], _mm512_add_epi8(low[v], high[v]));
         if ((g + 1) % kGroupsPerWiden == 0) {
