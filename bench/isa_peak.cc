@@ -1,6 +1,9 @@
 #include "bench/isa_peak.h"
 
+#include <string.h>
+
 #include "cpuml/cpuml.h"
+#include "kernels/registry.h"
 
 namespace cpuml_bench {
 
@@ -10,6 +13,7 @@ uint64_t IsaPeakAvx512Vnni(uint64_t iterations);     // bench/isa_peak_avx512vnn
 uint64_t IsaPeakAvx512VnniLoopL1(uint64_t iterations);        // bench/isa_peak_avx512vnni.cc
 uint64_t IsaPeakAvx512VnniLoopRowBlock(uint64_t iterations);  // bench/isa_peak_avx512vnni.cc
 uint64_t IsaPeakAvx512VnniLoopL1Embedded(uint64_t iterations);  // bench/isa_peak_avx512vnni.cc
+uint64_t IsaPeakAvx512VnniWithVmulps(uint64_t iterations);  // bench/isa_peak_avx512vnni.cc
 uint64_t IsaPeakAvxVnni(uint64_t iterations);        // bench/isa_peak_avxvnni.cc
 uint64_t IsaPeakAmx(uint64_t iterations);           // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxL1(uint64_t iterations);         // bench/isa_peak_amx.cc
@@ -18,6 +22,73 @@ uint64_t IsaPeakAmxK32(uint64_t iterations);        // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxK16(uint64_t iterations);        // bench/isa_peak_amx.cc
 uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes);    // bench/isa_peak_avx2.cc
 uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes);  // bench/isa_peak_avx512vnni.cc
+
+#if defined(__x86_64__)
+namespace {
+
+// The avx512vnni tier's four-row 4-bit kernel itself, called through the registry as the front
+// end calls it (kernels/kernels.h: QGemmBlocks), on one tile's work: four rows of symmetric
+// INT8 A against one 64-column panel of UINT4 B, K = 4096 in blocks of 32, one zero point for all
+// (MatMulNBits' 8), FLOAT16 B scales and per-block A scales, the panel (144 KB with its scales)
+// from L2 and A from L1, as a row block's tiles read them. Against `avx512vnni_vpdpbusd_vmulps`
+// it says how much of the formula's share of the multiply pipes the kernel's own loop reaches,
+// with nothing of the operator around it.
+constexpr size_t kInt4K = 4096, kInt4Block = 32, kInt4Blocks = kInt4K / kInt4Block;
+constexpr size_t kInt4Groups = kInt4Block / 8;
+
+uint64_t FourRowInt4Tile(uint64_t iterations) {
+  struct Tile {
+    alignas(64) uint8_t b[kInt4Blocks * kInt4Groups * 256];
+    alignas(64) int8_t a[kInt4Blocks * kInt4Groups * 32];
+    alignas(64) uint16_t b_scale[kInt4Blocks * 64];
+    alignas(64) float a_scale[kInt4Blocks * 4];
+    alignas(64) int32_t row_terms[kInt4Blocks * 8];  // per block: row_a (zero) then row_b, 4 rows each
+    alignas(64) uint8_t zero_points[64];
+    const cpuml::QGemmKernel* kernel = nullptr;
+  };
+  static Tile* const tile = [] {
+    Tile* t = new Tile();
+    for (size_t i = 0; i < sizeof t->b; ++i) t->b[i] = static_cast<uint8_t>(i * 91 + 5);
+    for (size_t i = 0; i < sizeof t->a; ++i) t->a[i] = static_cast<int8_t>(i * 37 + 11);
+    for (auto& scale : t->b_scale) scale = 0x1400;  // 2^-10
+    for (auto& scale : t->a_scale) scale = 1.0f / 4096;
+    for (size_t c = 0; c < kInt4Blocks; ++c)
+      for (size_t r = 0; r < 4; ++r) t->row_terms[c * 8 + 4 + r] = -static_cast<int32_t>(100 + r);
+    for (auto& zero_point : t->zero_points) zero_point = 8;
+    const cpuml::TierKernels& tier = cpuml::avx512vnni::kTierKernels;
+    for (size_t i = 0; i < tier.qgemm_count; ++i)
+      if (strcmp(tier.qgemm[i]->name, "qgemm_s8u4_4x64c8__avx512vnni") == 0) t->kernel = tier.qgemm[i];
+    return t;
+  }();
+  if (!tile->kernel) return 0;
+  cpuml::QGemmBlocks blocks{};
+  blocks.count = kInt4Blocks;
+  blocks.groups = blocks.last_groups = kInt4Groups;
+  blocks.k = blocks.last_k = kInt4Block;
+  blocks.a_stride = kInt4Groups * 32;
+  blocks.b_stride = kInt4Groups * 256;
+  blocks.row_a = tile->row_terms;
+  blocks.row_b = tile->row_terms + 4;
+  blocks.row_stride = 8;
+  blocks.a_scale = tile->a_scale;
+  blocks.a_scale_stride = 4;
+  blocks.b_scale_half = tile->b_scale;
+  blocks.b_scale_stride = 64;
+  blocks.zero_points = tile->zero_points;
+  alignas(64) float out[4][64];
+  cpuml::QGemmTileParams params{};
+  params.stage = cpuml::kStageFloat32;
+  params.out = out;
+  params.out_row_stride = sizeof out[0];
+  params.blocks = &blocks;
+  // A tile (16,384 vpdpbusd) per 256 iterations, about as long as the other probes take.
+  const uint64_t tiles = iterations / 256;
+  for (uint64_t i = 0; i < tiles; ++i) tile->kernel->run(4, 64, kInt4Blocks * kInt4Groups, tile->a, tile->b, &params);
+  return tiles * 4 * 64 * kInt4K;
+}
+
+}  // namespace
+#endif
 
 std::vector<IsaPeakProbe> IsaPeakProbes() {
 #if defined(__x86_64__)
@@ -36,6 +107,11 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
        [] { return __builtin_cpu_supports("avx512vnni") != 0; }, IsaPeakAvx512VnniLoopRowBlock},
       {"avx512vnni_12x32_loop_l1_embedded", "vpdpbusd zmm, the same loop with A as its broadcast memory operand, from L1",
        [] { return __builtin_cpu_supports("avx512vnni") != 0; }, IsaPeakAvx512VnniLoopL1Embedded},
+      {"avx512vnni_vpdpbusd_vmulps", "vpdpbusd zmm with a vmulps per four (the 4-bit formula's share at blocks of 32)",
+       [] { return __builtin_cpu_supports("avx512vnni") != 0; }, IsaPeakAvx512VnniWithVmulps},
+      {"avx512vnni_s8u4_4x64_tile_b32",
+       "vpdpbusd zmm, the 4-bit four-row kernel on one panel of K = 4096 in blocks of 32, B from L2",
+       [] { return __builtin_cpu_supports("avx512vnni") != 0; }, FourRowInt4Tile},
       {"amx_tdpbusd", "tdpbusd, operands in tile registers (exact)",
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmx},
       {"amx_tdpbusd_tiles_from_l1", "tdpbusd, A and B tiles loaded from L1 (the AMX kernel's loop)",

@@ -79,11 +79,53 @@ uint64_t RunTiles(uint64_t iterations) {
   return tiles * kGroups * 24 * 64;
 }
 
+
 }  // namespace
 
 uint64_t IsaPeakAvx512VnniLoopL1(uint64_t iterations) { return RunTiles<1, false>(iterations); }
 uint64_t IsaPeakAvx512VnniLoopRowBlock(uint64_t iterations) { return RunTiles<kRowBlockTiles, false>(iterations); }
 uint64_t IsaPeakAvx512VnniLoopL1Embedded(uint64_t iterations) { return RunTiles<1, true>(iterations); }
+
+// vpdpbusd with one independent vmulps per four: the 4-bit formula's two float multiplies per
+// output and block of 32 beside the block's eight vpdpbusd per 16 outputs, registers only. Where
+// the two instructions share pipes (AMD Zen 5) this is the most 4-bit prefill at blocks of 32 can
+// reach on this tier.
+uint64_t IsaPeakAvx512VnniWithVmulps(uint64_t iterations) {
+  uint64_t n = iterations;
+  __asm__ volatile(
+      "vpternlogd $0xff, %%zmm16, %%zmm16, %%zmm16\n\t"
+      "vpabsb %%zmm16, %%zmm17\n\t"
+      "vcvtdq2ps %%zmm17, %%zmm18\n\t"
+      "1:\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm0\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm1\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm2\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm3\n\t"
+      "vmulps %%zmm18, %%zmm18, %%zmm19\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm4\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm5\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm6\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm7\n\t"
+      "vmulps %%zmm18, %%zmm18, %%zmm20\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm8\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm9\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm10\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm11\n\t"
+      "vmulps %%zmm18, %%zmm18, %%zmm21\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm12\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm13\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm14\n\t"
+      "vpdpbusd %%zmm16, %%zmm17, %%zmm15\n\t"
+      "vmulps %%zmm18, %%zmm18, %%zmm22\n\t"
+      "dec %0\n\t"
+      "jnz 1b\n\t"
+      "vzeroupper\n\t"
+      : "+r"(n)
+      :
+      : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+        "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "cc");
+  return iterations * 16 * 64;
+}
 
 uint64_t IsaPeakAvx512Vnni(uint64_t iterations) {
   uint64_t n = iterations;

@@ -130,12 +130,14 @@ TEST_P(MatMulInt4Test, ShapesAndThreads) {
 // zero points, unpacked by one affine transform) and per column (UINT4, masked and subtracted),
 // each with and without A's zero point (column sums), K not whole groups (the last group's
 // padding), a short last block, and M and N with tails (77 columns: one whole panel of 64 for the
-// avx512vnni kernels' four vectors of columns, then a tail).
+// avx512vnni kernels' four vectors of columns, then a tail). K = 600 is 19 blocks of 32, more than
+// one run of the avx512vnni four-row loop's per-column start terms (8 blocks); symmetric A's
+// scales are per block but at K = 260, per row.
 TEST_P(MatMulInt4Test, ZeroPointsAndColumnSumsAtSixteenRowsAndMore) {
   std::mt19937 rng(94);
   for (const bool int4 : {true, false})
     for (const bool a_zero_point : {false, true})
-      for (const uint32_t k : {100u, 260u}) {
+      for (const uint32_t k : {100u, 260u, 600u}) {
         QConfig c = RandomInt4(rng, 40, k, 77);
         c.b_type = int4 ? kS4 : kU4;
         c.b_block = 32;
@@ -143,7 +145,7 @@ TEST_P(MatMulInt4Test, ZeroPointsAndColumnSumsAtSixteenRowsAndMore) {
         c.nbits_layout = false;
         c.a_type = a_zero_point ? kU8 : kS8;
         c.a_zero = a_zero_point ? Quant::kPerTensor : Quant::kAbsent;
-        c.a_block_scales = !a_zero_point;
+        c.a_block_scales = !a_zero_point && k != 260;
         c.data = Data::kRandom;
         SCOPED_TRACE(Describe(c));
         ExpectReferenceBytes(c);
@@ -180,29 +182,36 @@ TEST_P(MatMulInt4Test, ZeroPointTensorOfOneValue) {
 
 // Owned blockwise B scales that are all FLOAT16 numbers (a model quantized in half precision,
 // llama.cpp's Q4_0): the kernels then read them as FLOAT16, converted back exactly. With one
-// scale that FLOAT16 cannot hold, they stay FLOAT32. Both against the reference.
+// scale that FLOAT16 cannot hold, they stay FLOAT32. Both against the reference, with A random
+// and with symmetric INT8 A (the four-row kernels' own loop), N past one vector of 16 columns.
 TEST_P(MatMulInt4Test, ScalesExactInHalfPrecision) {
   std::mt19937 rng(96);
   for (const uint32_t block : {32u, 128u})
     for (const bool one_inexact : {false, true})
-      for (const uint32_t m : {1u, 4u, 40u}) {
-        QConfig c = RandomInt4(rng, m, 300, 1 + rng() % 40);
-        c.b_block = block;
-        c.scales_owned = true;
-        c.data = Data::kRandom;
-        QProblem problem(c);
-        GuardedBuffer& scales = problem.buffer(QProblem::kBScale);
-        float* values = reinterpret_cast<float*>(scales.data());
-        for (size_t i = 0; i < scales.size() / sizeof(float); ++i) {
-          // 1 + 10 bits of mantissa, exponents -14..2 (normal FLOAT16 numbers), either sign; some 0.
-          const float magnitude = ldexpf(1.0f + static_cast<float>(rng() % 1024) / 1024.0f, -14 + static_cast<int>(rng() % 17));
-          values[i] = rng() % 16 == 0 ? 0.0f : rng() % 2 ? -magnitude : magnitude;
+      for (const uint32_t m : {1u, 4u, 40u})
+        for (const bool symmetric_a : {false, true}) {
+          QConfig c = RandomInt4(rng, m, 300, 17 + rng() % 64);
+          if (symmetric_a) {
+            c.a_type = kS8;
+            c.a_zero = Quant::kAbsent;
+          }
+          c.b_block = block;
+          c.scales_owned = true;
+          c.data = Data::kRandom;
+          QProblem problem(c);
+          GuardedBuffer& scales = problem.buffer(QProblem::kBScale);
+          float* values = reinterpret_cast<float*>(scales.data());
+          for (size_t i = 0; i < scales.size() / sizeof(float); ++i) {
+            // 1 + 10 bits of mantissa, exponents -14..2 (normal FLOAT16 numbers), either sign; some 0.
+            const float magnitude =
+                ldexpf(1.0f + static_cast<float>(rng() % 1024) / 1024.0f, -14 + static_cast<int>(rng() % 17));
+            values[i] = rng() % 16 == 0 ? 0.0f : rng() % 2 ? -magnitude : magnitude;
+          }
+          if (one_inexact) values[0] = 0.1f;  // block 0, column 0: 0.1 is no FLOAT16 number
+          SCOPED_TRACE(Describe(c) + (one_inexact ? " FLOAT16 scales but one" : " FLOAT16 scales"));
+          ExpectReferenceBytes(problem, c.threads);
+          if (HasFatalFailure()) return;
         }
-        if (one_inexact) values[0] = 0.1f;  // block 0, column 0: 0.1 is no FLOAT16 number
-        SCOPED_TRACE(Describe(c) + (one_inexact ? " FLOAT16 scales but one" : " FLOAT16 scales"));
-        ExpectReferenceBytes(problem, c.threads);
-        if (HasFatalFailure()) return;
-      }
 }
 
 // Scales per column, so K is one block however long: a column's sum of 4-bit values passes int16

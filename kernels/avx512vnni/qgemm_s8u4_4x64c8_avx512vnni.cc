@@ -39,54 +39,134 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
   high = _mm512_and_si512(_mm512_srli_epi16(raw, 4), mask);
 }
 
-// Four rows' block sums where A has no column sums to add (symmetric activations) and B comes from
-// the caches (no L1 prefetch): prefill's common case. Written the general way below, GCC 12 passed
-// the sixteen accumulators through register copies every group and kept six of them in memory
-// (`objdump -d` of Tile<4, 4, false, false, true>: 18 copies, 6 stores and a load a group); each two
-// rows' vpdpbusd as one asm statement on named accumulators leaves the loop with none. (One
-// statement for all four rows would take 45 operands; GCC allows 30.) AMD EPYC Zen 5, `dqmatmul`
-// s8u4 at 16, 128 and 512 x 4096 x 4096 against the build before, medians of four alternating
-// rounds: one thread 1.05-1.10x at block 32 and 1.00-1.04x at 128, two threads 1.07-1.10x and
-// 1.00-1.04x (the unchanged int8 paths 0.97-1.03x in the same rounds).
-#define CPUML_S8U4_DOT_ROW(r, k)                         \
-  "vpbroadcastd " #r "*8(%[a]), %[q0]\n\t"               \
-  "vpbroadcastd " #r "*8+4(%[a]), %[q1]\n\t"             \
-  "vpdpbusd %[q0], %[l0], %[c" #k "0]\n\t"               \
-  "vpdpbusd %[q0], %[l1], %[c" #k "1]\n\t"               \
-  "vpdpbusd %[q0], %[l2], %[c" #k "2]\n\t"               \
-  "vpdpbusd %[q0], %[l3], %[c" #k "3]\n\t"               \
-  "vpdpbusd %[q1], %[h0], %[c" #k "0]\n\t"               \
-  "vpdpbusd %[q1], %[h1], %[c" #k "1]\n\t"               \
-  "vpdpbusd %[q1], %[h2], %[c" #k "2]\n\t"               \
-  "vpdpbusd %[q1], %[h3], %[c" #k "3]\n\t"
-#define CPUML_S8U4_TWO_ROWS(r0, r1, x)                                                                  \
-  asm(CPUML_S8U4_DOT_ROW(r0, 0) CPUML_S8U4_DOT_ROW(r1, 1)                                              \
-      : [c00] "+v"(x[r0][0]), [c01] "+v"(x[r0][1]), [c02] "+v"(x[r0][2]), [c03] "+v"(x[r0][3]),       \
-        [c10] "+v"(x[r1][0]), [c11] "+v"(x[r1][1]), [c12] "+v"(x[r1][2]), [c13] "+v"(x[r1][3]),       \
-        [q0] "=&v"(q0), [q1] "=&v"(q1)                                                                 \
-      : [a] "r"(ag), [l0] "v"(l[0]), [l1] "v"(l[1]), [l2] "v"(l[2]), [l3] "v"(l[3]), [h0] "v"(h[0]),  \
-        [h1] "v"(h[1]), [h2] "v"(h[2]), [h3] "v"(h[3]), "m"(*reinterpret_cast<const char(*)[kKr]>(ag + r0 * kKr)), \
-        "m"(*reinterpret_cast<const char(*)[kKr]>(ag + r1 * kKr)))
-__attribute__((always_inline)) inline void FourRowBlockSums(size_t groups, const int8_t* a, const uint8_t* b,
-                                                            const int32_t (&start)[4], __m512i (&dot)[4][kVectors]) {
-  static_assert(kVectors == 4, "the asm names four vectors of columns");
-  const __m512i mask = _mm512_set1_epi8(0x0F);
-  __m512i c[4][kVectors];
-  for (size_t r = 0; r < 4; ++r)
-    for (size_t v = 0; v < kVectors; ++v) c[r][v] = _mm512_set1_epi32(start[r]);
-  for (size_t g = 0; g < groups; ++g) {
-    const uint8_t* bg = b + g * kVectors * kVectorBytes;
-    const int8_t* ag = a + g * 4 * kKr;
-    __m512i l[kVectors], h[kVectors], q0, q1;
-    for (size_t v = 0; v < kVectors; ++v) Nibbles(bg + 64 * v, mask, l[v], h[v]);
-    CPUML_S8U4_TWO_ROWS(0, 1, c);
-    CPUML_S8U4_TWO_ROWS(2, 3, c);
-  }
-  for (size_t r = 0; r < 4; ++r)
-    for (size_t v = 0; v < kVectors; ++v) dot[r][v] = c[r][v];
+// Four rows of symmetric activations (no column sums) with B from the caches, prefill's common
+// case: every block of a run as one asm loop, the group loop, the float steps and the next
+// block's chains started from its zero-point terms. Written with intrinsics, even with each two
+// rows' vpdpbusd as an asm statement, GCC 12 moved the sixteen accumulators between registers at
+// every block boundary and kept y and the start terms in a mix of registers and stack, and a block
+// of 32 ran at about 0.67 of the `vpdpbusd` probe where this loop, as the `cpuml_bench` probe
+// `isa_peak/avx512vnni_s8u4_4x64_loop_b32` times it, runs at 0.75 (AMD EPYC Zen 5; the same
+// two instructions alone in the formula's ratio, `avx512vnni_vpdpbusd_vmulps`, at 0.80: they share
+// its two multiply pipes). Registers: zmm0-15 the sums (row r, columns 16v: zmm(4r + v)), zmm16-19
+// and zmm20-23 a group's low and high nibbles, zmm24-25 a row's two A quads, zmm26 the nibble
+// mask, zmm27 a vector of B's scales, zmm28 the scales' product. y stays in memory.
+#define CPUML_S8U4_UNPACK(v, l, h)                 \
+  "vpsrlw $4, 64*" #v "(%[b]), %%zmm" #h "\n\t"     \
+  "vpandd 64*" #v "(%[b]), %%zmm26, %%zmm" #l "\n\t" \
+  "vpandd %%zmm" #h ", %%zmm26, %%zmm" #h "\n\t"
+#define CPUML_S8U4_ROW(r, c0, c1, c2, c3)      \
+  "vpbroadcastd 8*" #r "(%[a]), %%zmm24\n\t"    \
+  "vpbroadcastd 8*" #r "+4(%[a]), %%zmm25\n\t"  \
+  "vpdpbusd %%zmm24, %%zmm16, %%zmm" #c0 "\n\t" \
+  "vpdpbusd %%zmm24, %%zmm17, %%zmm" #c1 "\n\t" \
+  "vpdpbusd %%zmm24, %%zmm18, %%zmm" #c2 "\n\t" \
+  "vpdpbusd %%zmm24, %%zmm19, %%zmm" #c3 "\n\t" \
+  "vpdpbusd %%zmm25, %%zmm20, %%zmm" #c0 "\n\t" \
+  "vpdpbusd %%zmm25, %%zmm21, %%zmm" #c1 "\n\t" \
+  "vpdpbusd %%zmm25, %%zmm22, %%zmm" #c2 "\n\t" \
+  "vpdpbusd %%zmm25, %%zmm23, %%zmm" #c3 "\n\t"
+// A block's start terms (QGemmBlocks::zero_points): one int32 a row, broadcast, where every zero
+// point is one value; else a vector a row and 16 columns.
+#define CPUML_S8U4_START_SHARED(r, v, c) "vpbroadcastd 4*" #r "(%[start]), %%zmm" #c "\n\t"
+#define CPUML_S8U4_START_COLUMNS(r, v, c) "vmovdqa64 (256*" #r "+64*" #v ")(%[start]), %%zmm" #c "\n\t"
+#define CPUML_S8U4_SCALES_HALF(v) "vcvtph2ps 32*" #v "(%[b_scale]), %%zmm27\n\t"
+#define CPUML_S8U4_SCALES_FLOAT(v) "vmovups 64*" #v "(%[b_scale]), %%zmm27\n\t"
+// The formula's steps for row r's 16 columns from 16v, each one IEEE operation (every operand
+// order here is commutative): the scales' product, the sum times it, y plus that; then the
+// chain's start for the next block.
+#define CPUML_S8U4_FLOAT_STEPS(START, r, v, c)                          \
+  "vmulps 4*" #r "(%[a_scale])%{1to16%}, %%zmm27, %%zmm28\n\t"           \
+  "vcvtdq2ps %%zmm" #c ", %%zmm" #c "\n\t"                              \
+  "vmulps %%zmm28, %%zmm" #c ", %%zmm" #c "\n\t"                        \
+  "vaddps (256*" #r "+64*" #v ")(%[y]), %%zmm" #c ", %%zmm" #c "\n\t"   \
+  "vmovups %%zmm" #c ", (256*" #r "+64*" #v ")(%[y])\n\t" START(r, v, c)
+#define CPUML_S8U4_COLUMNS(SCALES, START, v, c0, c1, c2, c3)                                          \
+  SCALES(v) CPUML_S8U4_FLOAT_STEPS(START, 0, v, c0) CPUML_S8U4_FLOAT_STEPS(START, 1, v, c1)           \
+      CPUML_S8U4_FLOAT_STEPS(START, 2, v, c2) CPUML_S8U4_FLOAT_STEPS(START, 3, v, c3)
+#define CPUML_S8U4_ROW_STARTS(START, r, c0, c1, c2, c3) START(r, 0, c0) START(r, 1, c1) START(r, 2, c2) START(r, 3, c3)
+// The next block's start terms where they are one int32 a row: its rows' terms times the zero point,
+// written over this block's, which its chains have already read (the integer pipes are otherwise
+// idle here); where they are vectors, the next block's written before the run.
+#define CPUML_S8U4_NEXT_TERM(r)                \
+  "mov 4*" #r "(%[row_b]), %k[g]\n\t"          \
+  "imul %k[zero_point], %k[g]\n\t"             \
+  "mov %k[g], 4*" #r "(%[start])\n\t"
+#define CPUML_S8U4_NEXT_SHARED                                                                        \
+  CPUML_S8U4_NEXT_TERM(0) CPUML_S8U4_NEXT_TERM(1) CPUML_S8U4_NEXT_TERM(2) CPUML_S8U4_NEXT_TERM(3) \
+  "add %[row_b_step], %[row_b]\n\t"
+#define CPUML_S8U4_NEXT_COLUMNS "add $1024, %[start]\n\t"
+#define CPUML_S8U4_BLOCKS(SCALES, START, NEXT)                                                                  \
+  "mov $0x0f0f0f0f, %k[g]\n\t"                                                                                 \
+  "vpbroadcastd %k[g], %%zmm26\n\t" CPUML_S8U4_ROW_STARTS(START, 0, 0, 1, 2, 3)                                \
+      CPUML_S8U4_ROW_STARTS(START, 1, 4, 5, 6, 7) CPUML_S8U4_ROW_STARTS(START, 2, 8, 9, 10, 11)                \
+          CPUML_S8U4_ROW_STARTS(START, 3, 12, 13, 14, 15)                                                      \
+  "1:\n\t" NEXT                                                                                                \
+  "mov %[groups], %[g]\n\t"                                                                                    \
+  "2:\n\t" CPUML_S8U4_UNPACK(0, 16, 20) CPUML_S8U4_UNPACK(1, 17, 21) CPUML_S8U4_UNPACK(2, 18, 22)                \
+      CPUML_S8U4_UNPACK(3, 19, 23) CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(1, 4, 5, 6, 7)                 \
+          CPUML_S8U4_ROW(2, 8, 9, 10, 11) CPUML_S8U4_ROW(3, 12, 13, 14, 15)                                    \
+  "add $256, %[b]\n\t"                                                                                         \
+  "add $32, %[a]\n\t"                                                                                          \
+  "dec %[g]\n\t"                                                                                               \
+  "jnz 2b\n\t"                                                                                                 \
+  "add %[b_extra], %[b]\n\t"                                                                                   \
+  CPUML_S8U4_COLUMNS(SCALES, START, 0, 0, 4, 8, 12)                                                             \
+      CPUML_S8U4_COLUMNS(SCALES, START, 1, 1, 5, 9, 13) CPUML_S8U4_COLUMNS(SCALES, START, 2, 2, 6, 10, 14)     \
+          CPUML_S8U4_COLUMNS(SCALES, START, 3, 3, 7, 11, 15)                                                   \
+  "add %[b_scale_step], %[b_scale]\n\t"                                                                        \
+  "add %[a_scale_step], %[a_scale]\n\t"                                                                        \
+  "dec %[n]\n\t"                                                                                               \
+  "jnz 1b\n\t"
+
+// `blocks` blocks of `groups` groups each: A and B from `a` and `b` (A's blocks one after another,
+// as PackFormat::ATileBytes lays them out; each of B's followed by b_extra more bytes, its zero
+// points and column sums), y += each block's products. Each block's chains start from `start`:
+// with kSharedStart four int32, the first block's, and the loop writes each next block's over them
+// from `row_b` (the next block's row terms, row_b_step bytes a block) times `zero_point`; else 4 x 64
+// int32 a block (a row's 64 columns after another's), block after block, one block more than are
+// run (the last block starts its successor's chains, which are discarded).
+template <bool kSharedStart, bool kHalfScales>
+__attribute__((always_inline)) inline void FourRowBlocks(size_t blocks, size_t groups, const int8_t* a,
+                                                         const uint8_t* b, size_t b_extra, const void* b_scale,
+                                                         size_t b_scale_step, const float* a_scale,
+                                                         size_t a_scale_step, int32_t* start, const int32_t* row_b,
+                                                         size_t row_b_step, int32_t zero_point, float* y) {
+  size_t g;
+#define CPUML_S8U4_OPERANDS                                                                                      \
+  : [a] "+r"(a), [b] "+r"(b), [b_scale] "+r"(b_scale), [a_scale] "+r"(a_scale), [start] "+r"(start),             \
+    [row_b] "+r"(row_b), [n] "+r"(blocks), [g] "=&r"(g)                                                          \
+  : [groups] "rm"(groups), [b_extra] "rm"(b_extra), [b_scale_step] "rm"(b_scale_step),                          \
+    [a_scale_step] "rm"(a_scale_step), [row_b_step] "rm"(row_b_step), [zero_point] "rm"(zero_point), [y] "r"(y) \
+  : "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",    \
+    "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",    \
+    "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "cc"
+  if constexpr (kSharedStart && kHalfScales)
+    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_HALF, CPUML_S8U4_START_SHARED, CPUML_S8U4_NEXT_SHARED)
+                     CPUML_S8U4_OPERANDS);
+  else if constexpr (kSharedStart)
+    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_FLOAT, CPUML_S8U4_START_SHARED, CPUML_S8U4_NEXT_SHARED)
+                     CPUML_S8U4_OPERANDS);
+  else if constexpr (kHalfScales)
+    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_HALF, CPUML_S8U4_START_COLUMNS, CPUML_S8U4_NEXT_COLUMNS)
+                     CPUML_S8U4_OPERANDS);
+  else
+    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_FLOAT, CPUML_S8U4_START_COLUMNS, CPUML_S8U4_NEXT_COLUMNS)
+                     CPUML_S8U4_OPERANDS);
+#undef CPUML_S8U4_OPERANDS
 }
-#undef CPUML_S8U4_TWO_ROWS
-#undef CPUML_S8U4_DOT_ROW
+#undef CPUML_S8U4_BLOCKS
+#undef CPUML_S8U4_NEXT_COLUMNS
+#undef CPUML_S8U4_NEXT_SHARED
+#undef CPUML_S8U4_NEXT_TERM
+#undef CPUML_S8U4_ROW_STARTS
+#undef CPUML_S8U4_COLUMNS
+#undef CPUML_S8U4_FLOAT_STEPS
+#undef CPUML_S8U4_SCALES_FLOAT
+#undef CPUML_S8U4_SCALES_HALF
+#undef CPUML_S8U4_START_COLUMNS
+#undef CPUML_S8U4_START_SHARED
+#undef CPUML_S8U4_ROW
+#undef CPUML_S8U4_UNPACK
 
 // One block's exact sums over the panel's kVectors zmm of columns (a group's kVectors * 64 bytes):
 // dot[r][v] for the tile's kRows rows (kAStride rows per group of the A tile), and when
@@ -95,10 +175,6 @@ __attribute__((always_inline)) inline void FourRowBlockSums(size_t groups, const
 template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
 inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, const int32_t (&start)[kRows],
                       __m512i (&dot)[kRows][kVectors], __m512i (&column_sum)[kVectors]) {
-  if constexpr (kRows == 4 && kAStride == 4 && !kColumnSums && !kPrefetchL1) {
-    FourRowBlockSums(groups, a, b, start, dot);
-    return;
-  }
   const __m512i mask = _mm512_set1_epi8(0x0F), ones = _mm512_set1_epi8(1);
   // One row streams B: alternate groups and the two nibbles go to four accumulators, so four
   // vpdpbusd chains are in flight instead of one.
@@ -155,6 +231,69 @@ inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, const in
   }
 }
 
+// The four-row tile's y over all its blocks through FourRowBlocks: every block but the last as one
+// run with one zero point (the loop writes each next block's start terms), in runs of
+// kColumnStartRun blocks with zero points per column (each run's start vectors written first);
+// then the last block, which may be shorter.
+template <bool kSharedZeroPoint>
+__attribute__((always_inline)) inline void FourRowY(const uint8_t* a_tile, const uint8_t* b_panel,
+                                                   const QGemmBlocks& blocks, __m512 (&y)[4][kVectors]) {
+  constexpr size_t kColumnStartRun = 8;
+  alignas(64) int32_t start[kSharedZeroPoint ? 1 : kColumnStartRun + 1][kSharedZeroPoint ? 4 : 4 * kNr];
+  alignas(64) float y_rows[4][kNr];
+  for (size_t r = 0; r < 4; ++r)
+    for (size_t v = 0; v < kVectors; ++v) _mm512_store_ps(y_rows[r] + 16 * v, _mm512_set1_ps(-0.0f));
+  static constexpr int32_t kNoRows[4] = {0, 0, 0, 0};
+  const int32_t zero_point = kSharedZeroPoint ? blocks.zero_points[0] : 0;
+  const bool half_scales = blocks.b_scale_half != nullptr;
+  const size_t scale_bytes = half_scales ? 2 : 4;
+  for (size_t c = 0; c < blocks.count;) {
+    const bool last = c + 1 == blocks.count;
+    const size_t groups = last ? blocks.last_groups : blocks.groups;
+    const size_t before_last = blocks.count - 1 - c;
+    const size_t run = last                ? 1
+                       : kSharedZeroPoint ? before_last
+                                          : (before_last < kColumnStartRun ? before_last : kColumnStartRun);
+    const uint8_t* b = b_panel + c * blocks.b_stride;
+    // With one zero point the loop writes each next block's terms; the last block's successor's
+    // are read from a row of zeros (there is none).
+    const int32_t* next_row_b = last ? kNoRows : blocks.row_b + (c + 1) * blocks.row_stride;
+    const size_t row_b_step = last ? 0 : blocks.row_stride * 4;
+    for (size_t i = 0; i < (kSharedZeroPoint ? 1 : run); ++i) {
+      const int32_t* row_b = blocks.row_b + (c + i) * blocks.row_stride;
+      if constexpr (kSharedZeroPoint) {
+        for (size_t r = 0; r < 4; ++r) start[i][r] = row_b[r] * zero_point;
+      } else {
+        const uint8_t* zero = b + i * blocks.b_stride + groups * kVectors * kVectorBytes;
+        for (size_t v = 0; v < kVectors; ++v) {
+          const __m512i zero_points =
+              _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(zero + 16 * v)));
+          for (size_t r = 0; r < 4; ++r)
+            _mm512_store_si512(start[i] + r * kNr + 16 * v,
+                               _mm512_mullo_epi32(_mm512_set1_epi32(row_b[r]), zero_points));
+        }
+      }
+    }
+    const void* b_scale = half_scales ? static_cast<const void*>(blocks.b_scale_half + c * blocks.b_scale_stride)
+                                      : static_cast<const void*>(blocks.b_scale + c * blocks.b_scale_stride);
+    const int8_t* a = reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride);
+    const size_t b_extra = blocks.b_stride - groups * kVectors * kVectorBytes;
+    const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
+    const size_t b_scale_step = blocks.b_scale_stride * scale_bytes, a_scale_step = blocks.a_scale_stride * 4;
+    if (half_scales)
+      FourRowBlocks<kSharedZeroPoint, true>(run, groups, a, b, b_extra, b_scale, b_scale_step, a_scale,
+                                            a_scale_step, &start[0][0], next_row_b, row_b_step, zero_point,
+                                            &y_rows[0][0]);
+    else
+      FourRowBlocks<kSharedZeroPoint, false>(run, groups, a, b, b_extra, b_scale, b_scale_step, a_scale,
+                                             a_scale_step, &start[0][0], next_row_b, row_b_step, zero_point,
+                                             &y_rows[0][0]);
+    c += run;
+  }
+  for (size_t r = 0; r < 4; ++r)
+    for (size_t v = 0; v < kVectors; ++v) y[r][v] = _mm512_load_ps(y_rows[r] + 16 * v);
+}
+
 template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1, bool kSharedZeroPoint>
 void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmTileParams* p) {
   const QGemmBlocks& blocks = *p->blocks;
@@ -162,34 +301,40 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
   // a row, the sums' starting value, in place of a multiply and an add per vector of columns.
   const int32_t shared_zero_point = kSharedZeroPoint ? blocks.zero_points[0] : 0;
   __m512 y[kRows][kVectors];
-  for (size_t r = 0; r < kRows; ++r)
-    for (size_t v = 0; v < kVectors; ++v) y[r][v] = _mm512_set1_ps(-0.0f);  // -0 + p is p: the first y = p
-  for (size_t c = 0; c < blocks.count; ++c) {
-    const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
-    const uint8_t* b = b_panel + c * blocks.b_stride;
-    const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
-    const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
-    int32_t start[kRows];
-    for (size_t r = 0; r < kRows; ++r) start[r] = kSharedZeroPoint ? row_b[r] * shared_zero_point : 0;
-    __m512i dot[kRows][kVectors], column_sum[kVectors];
-    BlockSums<kRows, kAStride, kColumnSums, kPrefetchL1>(
-        groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride), b, start, dot, column_sum);
-    const uint8_t* zero = kSharedZeroPoint ? nullptr : b + groups * kVectors * kVectorBytes;
-    const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
-    for (size_t v = 0; v < kVectors; ++v) {
-      const __m512i zero_point =
-          kSharedZeroPoint ? _mm512_setzero_si512()
-                           : _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(zero + 16 * v)));
-      const __m512 b_scale = blocks.b_scale_half
-                                 ? _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-                                       blocks.b_scale_half + c * blocks.b_scale_stride + 16 * v)))
-                                 : _mm512_loadu_ps(blocks.b_scale + c * blocks.b_scale_stride + 16 * v);
-      for (size_t r = 0; r < kRows; ++r) {
-        __m512i s = kSharedZeroPoint ? dot[r][v]
-                                     : _mm512_add_epi32(dot[r][v], _mm512_mullo_epi32(_mm512_set1_epi32(row_b[r]), zero_point));
-        if (kColumnSums) s = _mm512_add_epi32(s, _mm512_mullo_epi32(_mm512_set1_epi32(row_a[r]), column_sum[v]));
-        const __m512 product = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(_mm512_set1_ps(a_scale[r]), b_scale));
-        y[r][v] = _mm512_add_ps(y[r][v], product);
+  if constexpr (kRows == 4 && kAStride == 4 && !kColumnSums && !kPrefetchL1) {
+    FourRowY<kSharedZeroPoint>(a_tile, b_panel, blocks, y);
+  } else {
+    for (size_t r = 0; r < kRows; ++r)
+      for (size_t v = 0; v < kVectors; ++v) y[r][v] = _mm512_set1_ps(-0.0f);  // -0 + p is p: the first y = p
+    for (size_t c = 0; c < blocks.count; ++c) {
+      const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
+      const uint8_t* b = b_panel + c * blocks.b_stride;
+      const int32_t* row_a = blocks.row_a + c * blocks.row_stride;
+      const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
+      int32_t start[kRows];
+      for (size_t r = 0; r < kRows; ++r) start[r] = kSharedZeroPoint ? row_b[r] * shared_zero_point : 0;
+      __m512i dot[kRows][kVectors], column_sum[kVectors];
+      BlockSums<kRows, kAStride, kColumnSums, kPrefetchL1>(
+          groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride), b, start, dot, column_sum);
+      const uint8_t* zero = kSharedZeroPoint ? nullptr : b + groups * kVectors * kVectorBytes;
+      const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
+      for (size_t v = 0; v < kVectors; ++v) {
+        const __m512i zero_point =
+            kSharedZeroPoint ? _mm512_setzero_si512()
+                             : _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(zero + 16 * v)));
+        const __m512 b_scale = blocks.b_scale_half
+                                   ? _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+                                         blocks.b_scale_half + c * blocks.b_scale_stride + 16 * v)))
+                                   : _mm512_loadu_ps(blocks.b_scale + c * blocks.b_scale_stride + 16 * v);
+        for (size_t r = 0; r < kRows; ++r) {
+          __m512i s = kSharedZeroPoint
+                          ? dot[r][v]
+                          : _mm512_add_epi32(dot[r][v], _mm512_mullo_epi32(_mm512_set1_epi32(row_b[r]), zero_point));
+          if (kColumnSums) s = _mm512_add_epi32(s, _mm512_mullo_epi32(_mm512_set1_epi32(row_a[r]), column_sum[v]));
+          const __m512 product =
+              _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(_mm512_set1_ps(a_scale[r]), b_scale));
+          y[r][v] = _mm512_add_ps(y[r][v], product);
+        }
       }
     }
   }
