@@ -377,6 +377,13 @@ struct QGemmPlan::RunJob {
     const bool unit_columns = out->col_stride == sizeof(float);
     params->out = unit_columns ? out_tile : static_cast<void*>(scratch);
     params->out_row_stride = unit_columns ? out->row_stride : f.nr * sizeof(float);
+    // The tile's float lines, asked for before its blocks run (every block is in this one call),
+    // as the 8-bit path asks before a tile's last K block: its stores then find them owned
+    // instead of waiting, with the next tile's stores behind them, for each line's read.
+    if (unit_columns)
+      for (size_t i = 0; i < mr; ++i)
+        for (size_t byte = 0; byte < nr * sizeof(float); byte += 64)
+          __builtin_prefetch(out_tile + i * out->row_stride + byte, 1);
     p.kernel_.run(mr, nr, blocks.groups, a_tile, b_panel, params);
     if (unit_columns) return;
     for (size_t i = 0; i < mr; ++i)
