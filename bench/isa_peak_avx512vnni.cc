@@ -79,7 +79,6 @@ uint64_t RunTiles(uint64_t iterations) {
   return tiles * kGroups * 24 * 64;
 }
 
-
 }  // namespace
 
 uint64_t IsaPeakAvx512VnniLoopL1(uint64_t iterations) { return RunTiles<1, false>(iterations); }
