@@ -68,42 +68,55 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
   "vpdpbusd %%zmm25, %%zmm21, %%zmm" #c1 "\n\t" \
   "vpdpbusd %%zmm25, %%zmm22, %%zmm" #c2 "\n\t" \
   "vpdpbusd %%zmm25, %%zmm23, %%zmm" #c3 "\n\t"
-// A block's start terms (QGemmBlocks::zero_points): one int32 a row, broadcast, where every zero
-// point is one value; else a vector a row and 16 columns.
+// The two ways of a block's zero-point term (QGemmBlocks::zero_points), MODE below. SHARED: one
+// zero point for all, so the term is one int32 a row, and each block's chains start from it,
+// broadcast from `start`, where the loop writes the next block's (its rows' terms times the zero
+// point) over this block's once its chains have read them (the integer pipes are otherwise idle
+// here). COLUMNS: a zero point per column and block, the bytes after the block's nibbles; the
+// chains start from zero and each sum gets its row's term times the columns' zero points.
 #define CPUML_S8U4_START_SHARED(r, v, c) "vpbroadcastd 4*" #r "(%[start]), %%zmm" #c "\n\t"
-#define CPUML_S8U4_START_COLUMNS(r, v, c) "vmovdqa64 (256*" #r "+64*" #v ")(%[start]), %%zmm" #c "\n\t"
-#define CPUML_S8U4_SCALES_HALF(v) "vcvtph2ps 32*" #v "(%[b_scale]), %%zmm27\n\t"
-#define CPUML_S8U4_SCALES_FLOAT(v) "vmovups 64*" #v "(%[b_scale]), %%zmm27\n\t"
-// The formula's steps for row r's 16 columns from 16v, each one IEEE operation (every operand
-// order here is commutative): the scales' product, the sum times it, y plus that; then the
-// chain's start for the next block.
-#define CPUML_S8U4_FLOAT_STEPS(START, r, v, c)                          \
-  "vmulps 4*" #r "(%[a_scale])%{1to16%}, %%zmm27, %%zmm28\n\t"           \
-  "vcvtdq2ps %%zmm" #c ", %%zmm" #c "\n\t"                              \
-  "vmulps %%zmm28, %%zmm" #c ", %%zmm" #c "\n\t"                        \
-  "vaddps (256*" #r "+64*" #v ")(%[y]), %%zmm" #c ", %%zmm" #c "\n\t"   \
-  "vmovups %%zmm" #c ", (256*" #r "+64*" #v ")(%[y])\n\t" START(r, v, c)
-#define CPUML_S8U4_COLUMNS(SCALES, START, v, c0, c1, c2, c3)                                          \
-  SCALES(v) CPUML_S8U4_FLOAT_STEPS(START, 0, v, c0) CPUML_S8U4_FLOAT_STEPS(START, 1, v, c1)           \
-      CPUML_S8U4_FLOAT_STEPS(START, 2, v, c2) CPUML_S8U4_FLOAT_STEPS(START, 3, v, c3)
-#define CPUML_S8U4_ROW_STARTS(START, r, c0, c1, c2, c3) START(r, 0, c0) START(r, 1, c1) START(r, 2, c2) START(r, 3, c3)
-// The next block's start terms where they are one int32 a row: its rows' terms times the zero point,
-// written over this block's, which its chains have already read (the integer pipes are otherwise
-// idle here); where they are vectors, the next block's written before the run.
+#define CPUML_S8U4_START_COLUMNS(r, v, c) "vpxord %%zmm" #c ", %%zmm" #c ", %%zmm" #c "\n\t"
 #define CPUML_S8U4_NEXT_TERM(r)                \
   "mov 4*" #r "(%[row_b]), %k[g]\n\t"          \
   "imul %k[zero_point], %k[g]\n\t"             \
   "mov %k[g], 4*" #r "(%[start])\n\t"
-#define CPUML_S8U4_NEXT_SHARED                                                                        \
+#define CPUML_S8U4_BLOCK_START_SHARED                                                                 \
   CPUML_S8U4_NEXT_TERM(0) CPUML_S8U4_NEXT_TERM(1) CPUML_S8U4_NEXT_TERM(2) CPUML_S8U4_NEXT_TERM(3) \
   "add %[row_b_step], %[row_b]\n\t"
-#define CPUML_S8U4_NEXT_COLUMNS "add $1024, %[start]\n\t"
-#define CPUML_S8U4_BLOCKS(SCALES, START, NEXT)                                                                  \
+#define CPUML_S8U4_BLOCK_START_COLUMNS
+#define CPUML_S8U4_ZERO_POINTS_SHARED(v)
+#define CPUML_S8U4_ZERO_POINTS_COLUMNS(v) "vpmovzxbd 16*" #v "(%[b]), %%zmm29\n\t"
+#define CPUML_S8U4_TERM_SHARED(r, c)
+#define CPUML_S8U4_TERM_COLUMNS(r, c)                              \
+  "vpmulld 4*" #r "(%[row_b])%{1to16%}, %%zmm29, %%zmm30\n\t"       \
+  "vpaddd %%zmm30, %%zmm" #c ", %%zmm" #c "\n\t"
+#define CPUML_S8U4_BLOCK_END_SHARED
+#define CPUML_S8U4_BLOCK_END_COLUMNS "add %[row_b_step], %[row_b]\n\t"
+#define CPUML_S8U4_SCALES_HALF(v) "vcvtph2ps 32*" #v "(%[b_scale]), %%zmm27\n\t"
+#define CPUML_S8U4_SCALES_FLOAT(v) "vmovups 64*" #v "(%[b_scale]), %%zmm27\n\t"
+// The formula's steps for row r's 16 columns from 16v, each one IEEE operation (every operand
+// order here is commutative): the zero points' term, the scales' product, the sum times it, y plus
+// that; then the chain's start for the next block.
+#define CPUML_S8U4_FLOAT_STEPS(MODE, r, v, c)                           \
+  CPUML_S8U4_TERM_##MODE(r, c)                                          \
+  "vmulps 4*" #r "(%[a_scale])%{1to16%}, %%zmm27, %%zmm28\n\t"           \
+  "vcvtdq2ps %%zmm" #c ", %%zmm" #c "\n\t"                              \
+  "vmulps %%zmm28, %%zmm" #c ", %%zmm" #c "\n\t"                        \
+  "vaddps (256*" #r "+64*" #v ")(%[y]), %%zmm" #c ", %%zmm" #c "\n\t"   \
+  "vmovups %%zmm" #c ", (256*" #r "+64*" #v ")(%[y])\n\t" CPUML_S8U4_START_##MODE(r, v, c)
+#define CPUML_S8U4_COLUMNS(SCALES, MODE, v, c0, c1, c2, c3)                                          \
+  SCALES(v) CPUML_S8U4_ZERO_POINTS_##MODE(v) CPUML_S8U4_FLOAT_STEPS(MODE, 0, v, c0)                  \
+      CPUML_S8U4_FLOAT_STEPS(MODE, 1, v, c1) CPUML_S8U4_FLOAT_STEPS(MODE, 2, v, c2)                  \
+          CPUML_S8U4_FLOAT_STEPS(MODE, 3, v, c3)
+#define CPUML_S8U4_ROW_STARTS(MODE, r, c0, c1, c2, c3)                                          \
+  CPUML_S8U4_START_##MODE(r, 0, c0) CPUML_S8U4_START_##MODE(r, 1, c1) CPUML_S8U4_START_##MODE(r, 2, c2) \
+      CPUML_S8U4_START_##MODE(r, 3, c3)
+#define CPUML_S8U4_BLOCKS(SCALES, MODE)                                                                         \
   "mov $0x0f0f0f0f, %k[g]\n\t"                                                                                 \
-  "vpbroadcastd %k[g], %%zmm26\n\t" CPUML_S8U4_ROW_STARTS(START, 0, 0, 1, 2, 3)                                \
-      CPUML_S8U4_ROW_STARTS(START, 1, 4, 5, 6, 7) CPUML_S8U4_ROW_STARTS(START, 2, 8, 9, 10, 11)                \
-          CPUML_S8U4_ROW_STARTS(START, 3, 12, 13, 14, 15)                                                      \
-  "1:\n\t" NEXT                                                                                                \
+  "vpbroadcastd %k[g], %%zmm26\n\t" CPUML_S8U4_ROW_STARTS(MODE, 0, 0, 1, 2, 3)                                 \
+      CPUML_S8U4_ROW_STARTS(MODE, 1, 4, 5, 6, 7) CPUML_S8U4_ROW_STARTS(MODE, 2, 8, 9, 10, 11)                  \
+          CPUML_S8U4_ROW_STARTS(MODE, 3, 12, 13, 14, 15)                                                       \
+  "1:\n\t" CPUML_S8U4_BLOCK_START_##MODE                                                                       \
   "mov %[groups], %[g]\n\t"                                                                                    \
   "2:\n\t" CPUML_S8U4_UNPACK(0, 16, 20) CPUML_S8U4_UNPACK(1, 17, 21) CPUML_S8U4_UNPACK(2, 18, 22)                \
       CPUML_S8U4_UNPACK(3, 19, 23) CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(1, 4, 5, 6, 7)                 \
@@ -111,11 +124,10 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
   "add $256, %[b]\n\t"                                                                                         \
   "add $32, %[a]\n\t"                                                                                          \
   "dec %[g]\n\t"                                                                                               \
-  "jnz 2b\n\t"                                                                                                 \
+  "jnz 2b\n\t" CPUML_S8U4_COLUMNS(SCALES, MODE, 0, 0, 4, 8, 12)                                                 \
+      CPUML_S8U4_COLUMNS(SCALES, MODE, 1, 1, 5, 9, 13) CPUML_S8U4_COLUMNS(SCALES, MODE, 2, 2, 6, 10, 14)       \
+          CPUML_S8U4_COLUMNS(SCALES, MODE, 3, 3, 7, 11, 15) CPUML_S8U4_BLOCK_END_##MODE                        \
   "add %[b_extra], %[b]\n\t"                                                                                   \
-  CPUML_S8U4_COLUMNS(SCALES, START, 0, 0, 4, 8, 12)                                                             \
-      CPUML_S8U4_COLUMNS(SCALES, START, 1, 1, 5, 9, 13) CPUML_S8U4_COLUMNS(SCALES, START, 2, 2, 6, 10, 14)     \
-          CPUML_S8U4_COLUMNS(SCALES, START, 3, 3, 7, 11, 15)                                                   \
   "add %[b_scale_step], %[b_scale]\n\t"                                                                        \
   "add %[a_scale_step], %[a_scale]\n\t"                                                                        \
   "dec %[n]\n\t"                                                                                               \
@@ -123,12 +135,10 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
 
 // `blocks` blocks of `groups` groups each: A and B from `a` and `b` (A's blocks one after another,
 // as PackFormat::ATileBytes lays them out; each of B's followed by b_extra more bytes, its zero
-// points and column sums), y += each block's products. Each block's chains start from `start`:
-// with kSharedStart four int32, the first block's, and the loop writes each next block's over them
-// from `row_b` (the next block's row terms, row_b_step bytes a block) times `zero_point`; else 4 x 64
-// int32 a block (a row's 64 columns after another's), block after block, one block more than are
-// run (the last block starts its successor's chains, which are discarded).
-template <bool kSharedStart, bool kHalfScales>
+// points and column sums), y += each block's products. With kSharedZeroPoint, `start` holds the
+// first block's four start terms and `row_b` points at the next block's row terms; else `row_b`
+// points at the first block's. row_b_step: bytes from a block's row terms to the next's.
+template <bool kSharedZeroPoint, bool kHalfScales>
 __attribute__((always_inline)) inline void FourRowBlocks(size_t blocks, size_t groups, const int8_t* a,
                                                          const uint8_t* b, size_t b_extra, const void* b_scale,
                                                          size_t b_scale_step, const float* a_scale,
@@ -142,30 +152,32 @@ __attribute__((always_inline)) inline void FourRowBlocks(size_t blocks, size_t g
     [a_scale_step] "rm"(a_scale_step), [row_b_step] "rm"(row_b_step), [zero_point] "rm"(zero_point), [y] "r"(y) \
   : "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",    \
     "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",    \
-    "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "cc"
-  if constexpr (kSharedStart && kHalfScales)
-    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_HALF, CPUML_S8U4_START_SHARED, CPUML_S8U4_NEXT_SHARED)
-                     CPUML_S8U4_OPERANDS);
-  else if constexpr (kSharedStart)
-    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_FLOAT, CPUML_S8U4_START_SHARED, CPUML_S8U4_NEXT_SHARED)
-                     CPUML_S8U4_OPERANDS);
+    "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "cc"
+  if constexpr (kSharedZeroPoint && kHalfScales)
+    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_HALF, SHARED) CPUML_S8U4_OPERANDS);
+  else if constexpr (kSharedZeroPoint)
+    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_FLOAT, SHARED) CPUML_S8U4_OPERANDS);
   else if constexpr (kHalfScales)
-    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_HALF, CPUML_S8U4_START_COLUMNS, CPUML_S8U4_NEXT_COLUMNS)
-                     CPUML_S8U4_OPERANDS);
+    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_HALF, COLUMNS) CPUML_S8U4_OPERANDS);
   else
-    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_FLOAT, CPUML_S8U4_START_COLUMNS, CPUML_S8U4_NEXT_COLUMNS)
-                     CPUML_S8U4_OPERANDS);
+    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_FLOAT, COLUMNS) CPUML_S8U4_OPERANDS);
 #undef CPUML_S8U4_OPERANDS
 }
 #undef CPUML_S8U4_BLOCKS
-#undef CPUML_S8U4_NEXT_COLUMNS
-#undef CPUML_S8U4_NEXT_SHARED
-#undef CPUML_S8U4_NEXT_TERM
 #undef CPUML_S8U4_ROW_STARTS
 #undef CPUML_S8U4_COLUMNS
 #undef CPUML_S8U4_FLOAT_STEPS
 #undef CPUML_S8U4_SCALES_FLOAT
 #undef CPUML_S8U4_SCALES_HALF
+#undef CPUML_S8U4_BLOCK_END_COLUMNS
+#undef CPUML_S8U4_BLOCK_END_SHARED
+#undef CPUML_S8U4_TERM_COLUMNS
+#undef CPUML_S8U4_TERM_SHARED
+#undef CPUML_S8U4_ZERO_POINTS_COLUMNS
+#undef CPUML_S8U4_ZERO_POINTS_SHARED
+#undef CPUML_S8U4_BLOCK_START_COLUMNS
+#undef CPUML_S8U4_BLOCK_START_SHARED
+#undef CPUML_S8U4_NEXT_TERM
 #undef CPUML_S8U4_START_COLUMNS
 #undef CPUML_S8U4_START_SHARED
 #undef CPUML_S8U4_ROW
@@ -235,62 +247,43 @@ inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, const in
 }
 
 // The four-row tile's y over all its blocks through FourRowBlocks: every block but the last as one
-// run with one zero point (the loop writes each next block's start terms), in runs of
-// kColumnStartRun blocks with zero points per column (each run's start vectors written first);
-// then the last block, which may be shorter.
+// run, then the last, which may be shorter.
 template <bool kSharedZeroPoint>
 __attribute__((always_inline)) inline void FourRowY(const uint8_t* a_tile, const uint8_t* b_panel,
                                                    const QGemmBlocks& blocks, __m512 (&y)[4][kVectors]) {
-  constexpr size_t kColumnStartRun = 8;
-  alignas(64) int32_t start[kSharedZeroPoint ? 1 : kColumnStartRun + 1][kSharedZeroPoint ? 4 : 4 * kNr];
   alignas(64) float y_rows[4][kNr];
   for (size_t r = 0; r < 4; ++r)
     for (size_t v = 0; v < kVectors; ++v) _mm512_store_ps(y_rows[r] + 16 * v, _mm512_set1_ps(-0.0f));
   static constexpr int32_t kNoRows[4] = {0, 0, 0, 0};
   const int32_t zero_point = kSharedZeroPoint ? blocks.zero_points[0] : 0;
   const bool half_scales = blocks.b_scale_half != nullptr;
-  const size_t scale_bytes = half_scales ? 2 : 4;
+  const size_t scale_bytes = half_scales ? 2 : 4, row_b_step = blocks.row_stride * 4;
   for (size_t c = 0; c < blocks.count;) {
     const bool last = c + 1 == blocks.count;
-    const size_t groups = last ? blocks.last_groups : blocks.groups;
-    const size_t before_last = blocks.count - 1 - c;
-    const size_t run = last                ? 1
-                       : kSharedZeroPoint ? before_last
-                                          : (before_last < kColumnStartRun ? before_last : kColumnStartRun);
-    const uint8_t* b = b_panel + c * blocks.b_stride;
-    // With one zero point the loop writes each next block's terms; the last block's successor's
-    // are read from a row of zeros (there is none).
-    const int32_t* next_row_b = last ? kNoRows : blocks.row_b + (c + 1) * blocks.row_stride;
-    const size_t row_b_step = last ? 0 : blocks.row_stride * 4;
-    for (size_t i = 0; i < (kSharedZeroPoint ? 1 : run); ++i) {
-      const int32_t* row_b = blocks.row_b + (c + i) * blocks.row_stride;
-      if constexpr (kSharedZeroPoint) {
-        for (size_t r = 0; r < 4; ++r) start[i][r] = row_b[r] * zero_point;
-      } else {
-        const uint8_t* zero = b + i * blocks.b_stride + groups * kVectors * kVectorBytes;
-        for (size_t v = 0; v < kVectors; ++v) {
-          const __m512i zero_points =
-              _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(zero + 16 * v)));
-          for (size_t r = 0; r < 4; ++r)
-            _mm512_store_si512(start[i] + r * kNr + 16 * v,
-                               _mm512_mullo_epi32(_mm512_set1_epi32(row_b[r]), zero_points));
-        }
-      }
+    const size_t groups = last ? blocks.last_groups : blocks.groups, run = last ? 1 : blocks.count - 1;
+    const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
+    // With one zero point the run starts from its first block's terms and the loop computes each
+    // next block's from the next rows' terms; the last block has no next (a row of zeros stands in).
+    alignas(16) int32_t start[4];
+    if constexpr (kSharedZeroPoint) {
+      for (size_t r = 0; r < 4; ++r) start[r] = row_b[r] * zero_point;
+      row_b = last ? kNoRows : row_b + blocks.row_stride;
     }
     const void* b_scale = half_scales ? static_cast<const void*>(blocks.b_scale_half + c * blocks.b_scale_stride)
                                       : static_cast<const void*>(blocks.b_scale + c * blocks.b_scale_stride);
-    const int8_t* a = reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride);
     const size_t b_extra = blocks.b_stride - groups * kVectors * kVectorBytes;
-    const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
     const size_t b_scale_step = blocks.b_scale_stride * scale_bytes, a_scale_step = blocks.a_scale_stride * 4;
+    const int8_t* a = reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride);
+    const uint8_t* b = b_panel + c * blocks.b_stride;
+    const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
     if (half_scales)
-      FourRowBlocks<kSharedZeroPoint, true>(run, groups, a, b, b_extra, b_scale, b_scale_step, a_scale,
-                                            a_scale_step, &start[0][0], next_row_b, row_b_step, zero_point,
+      FourRowBlocks<kSharedZeroPoint, true>(run, groups, a, b, b_extra, b_scale, b_scale_step, a_scale, a_scale_step,
+                                            start, row_b, last && kSharedZeroPoint ? 0 : row_b_step, zero_point,
                                             &y_rows[0][0]);
     else
       FourRowBlocks<kSharedZeroPoint, false>(run, groups, a, b, b_extra, b_scale, b_scale_step, a_scale,
-                                             a_scale_step, &start[0][0], next_row_b, row_b_step, zero_point,
-                                             &y_rows[0][0]);
+                                             a_scale_step, start, row_b, last && kSharedZeroPoint ? 0 : row_b_step,
+                                             zero_point, &y_rows[0][0]);
     c += run;
   }
   for (size_t r = 0; r < 4; ++r)
