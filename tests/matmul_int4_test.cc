@@ -130,9 +130,9 @@ TEST_P(MatMulInt4Test, ShapesAndThreads) {
 // zero points, unpacked by one affine transform) and per column (UINT4, masked and subtracted),
 // each with and without A's zero point (column sums), K not whole groups (the last group's
 // padding), a short last block, and M and N with tails (77 columns: one whole panel of 64 for the
-// avx512vnni kernels' four vectors of columns, then a tail). K = 600 is 19 blocks of 32, more than
-// one run of the avx512vnni four-row loop's per-column start terms (8 blocks); symmetric A's
-// scales are per block but at K = 260, per row.
+// avx512vnni kernels' four vectors of columns, then a tail). K = 600 is 19 blocks of 32, over which
+// the avx512vnni four-row loop steps through each block's zero points and row terms; symmetric
+// A's scales are per block but at K = 260, per row.
 TEST_P(MatMulInt4Test, ZeroPointsAndColumnSumsAtSixteenRowsAndMore) {
   std::mt19937 rng(94);
   for (const bool int4 : {true, false})

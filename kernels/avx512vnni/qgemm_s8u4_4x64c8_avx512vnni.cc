@@ -40,19 +40,20 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
 }
 
 // Four rows of symmetric activations (no column sums) with B from the caches, prefill's common
-// case: every block of a run as one asm loop, the group loop, the float steps and the next
-// block's chains started from its zero-point terms. Written with intrinsics around an asm group
-// loop, GCC 12 moved the sixteen accumulators between registers at every block boundary, kept y
-// and the start terms in a mix of registers and stack, and computed each block's terms in a
-// pass of its own. AMD EPYC Zen 5, `dqmatmul` s8u4 at blocks of 32 against that build, four
-// alternating rounds: 1.04x at 128 x 4096 x 4096 and 1.06x at 512 rows (one thread), level at
-// blocks of 128. The kernel on one panel in L2 (`cpuml_bench` probe
+// case: every block of a run as one asm loop, the group loop, the zero points' term, the float
+// steps and the next block's chains. Written with intrinsics around an asm group loop, GCC 12
+// moved the sixteen accumulators between registers at every block boundary, kept y and the start
+// terms in a mix of registers and stack, and computed each block's terms in a pass of its own.
+// AMD EPYC Zen 5, `dqmatmul` s8u4 at blocks of 32 against that build, four alternating rounds:
+// 1.04x at 128 x 4096 x 4096 and 1.06x at 512 rows (one thread), level at blocks of 128; with a
+// zero point per column (the kernel alone, three runs) 1.06x at blocks of 32, level at 128.
+// The kernel on one panel in L2 (`cpuml_bench` probe
 // `isa_peak/avx512vnni_s8u4_4x64_tile_b32`) runs blocks of 32 at 0.71-0.73 of the `vpdpbusd`
 // probe, where the formula's two float multiplies per output and block, which share vpdpbusd's
 // two pipes on that core, leave 0.80 (`isa_peak/avx512vnni_vpdpbusd_vmulps`). Registers: zmm0-15
 // the sums (row r, columns 16v: zmm(4r + v)), zmm16-19 and zmm20-23 a group's low and high
 // nibbles, zmm24-25 a row's two A quads, zmm26 the nibble mask, zmm27 a vector of B's scales,
-// zmm28 the scales' product. y stays in memory.
+// zmm28 the scales' product, zmm29-30 a vector's zero points and a row's term. y stays in memory.
 #define CPUML_S8U4_UNPACK(v, l, h)                 \
   "vpsrlw $4, 64*" #v "(%[b]), %%zmm" #h "\n\t"     \
   "vpandd 64*" #v "(%[b]), %%zmm26, %%zmm" #l "\n\t" \
