@@ -26,6 +26,14 @@ constexpr size_t kABlockBytes = 256 * 1024;
 // Threads from which the VNNI kernels read u8 A in place (QGemmPlan::ReadsAInPlace).
 constexpr size_t kU8RowsInPlaceThreads = 16;
 
+// Asks for the lines of a tile's `rows` output rows, `row_bytes` each, before the kernel run that
+// stores them: four-byte outputs fill a line per 16 columns of a row, which the stores would
+// otherwise wait to own (the callers say when to ask).
+void RequestOutputLines(uint8_t* out_tile, size_t row_stride, size_t rows, size_t row_bytes) {
+  for (size_t i = 0; i < rows; ++i)
+    for (size_t byte = 0; byte < row_bytes; byte += 64) __builtin_prefetch(out_tile + i * row_stride + byte, 1);
+}
+
 // The product of `factors` if it is at most 2^62 (far beyond any allocation, and safe to add a
 // few such sizes); false otherwise.
 bool CheckedProduct(std::initializer_list<uint64_t> factors, uint64_t* product) {
@@ -380,10 +388,7 @@ struct QGemmPlan::RunJob {
     // The tile's float lines, asked for before its blocks run (every block is in this one call),
     // as the 8-bit path asks before a tile's last K block: its stores then find them owned
     // instead of waiting, with the next tile's stores behind them, for each line's read.
-    if (unit_columns)
-      for (size_t i = 0; i < mr; ++i)
-        for (size_t byte = 0; byte < nr * sizeof(float); byte += 64)
-          __builtin_prefetch(out_tile + i * out->row_stride + byte, 1);
+    if (unit_columns) RequestOutputLines(out_tile, out->row_stride, mr, nr * sizeof(float));
     p.kernel_.run(mr, nr, blocks.groups, a_tile, b_panel, params);
     if (unit_columns) return;
     for (size_t i = 0; i < mr; ++i)
@@ -510,18 +515,15 @@ struct QGemmPlan::RunJob {
           params.deferrable = unit_columns;  // read back only for the scratch copy below
           params.out = unit_columns ? out_tile : scratch;
           params.out_row_stride = unit_columns ? out->row_stride : f.nr;
-          // Four-byte outputs (int32, float) fill a line per 16 columns of a row, which the tile's
-          // stores would otherwise wait to own: asked for before the tile's last K loop, the lines
-          // arrive while it runs. AMD EPYC Zen 3, AVX2, one thread, interleaved medians of four
+          // Four-byte outputs (int32, float): their lines, asked for before the tile's last K
+          // loop, arrive while it runs. AMD EPYC Zen 3, AVX2, one thread, interleaved medians of four
           // runs, MATRIX_MULTIPLY_INTEGER_TO_FLOAT / QUANTIZED_LINEAR_MATRIX_MULTIPLY at 1024^3
           // 0.87-0.89 -> 0.96-0.97, at 128x768x3072 0.86-0.93 -> 0.87-0.98 (docs/experiments.md).
           // Asked for before the first of several K blocks instead, the lines were gone again by
           // the last: the row block's other tiles pass in between (AMD EPYC Zen 5, one thread,
           // 1024^3 and 2048^3: 1.04x for the last block).
           if (!requantizes && unit_columns && last_block)
-            for (size_t i = 0; i < mr; ++i)
-              for (size_t byte = 0; byte < nr * element_bytes; byte += 64)
-                __builtin_prefetch(out_tile + i * out->row_stride + byte, 1);
+            RequestOutputLines(out_tile, out->row_stride, mr, nr * element_bytes);
           run_chunk(0);
           if (!unit_columns && last_block)
             for (size_t i = 0; i < mr; ++i)

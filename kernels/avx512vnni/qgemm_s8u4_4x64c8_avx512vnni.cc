@@ -248,45 +248,45 @@ inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, const in
 }
 
 // The four-row tile's y over all its blocks through FourRowBlocks: every block but the last as one
-// run, then the last, which may be shorter.
+// run, then the last, which may be shorter. shared_zero_point: QGemmBlocks::zero_points[0] when
+// kSharedZeroPoint.
 template <bool kSharedZeroPoint>
 __attribute__((always_inline)) inline void FourRowY(const uint8_t* a_tile, const uint8_t* b_panel,
-                                                   const QGemmBlocks& blocks, __m512 (&y)[4][kVectors]) {
+                                                   const QGemmBlocks& blocks, int32_t shared_zero_point,
+                                                   __m512 (&y)[4][kVectors]) {
   alignas(64) float y_rows[4][kNr];
   for (size_t r = 0; r < 4; ++r)
     for (size_t v = 0; v < kVectors; ++v) _mm512_store_ps(y_rows[r] + 16 * v, _mm512_set1_ps(-0.0f));
   static constexpr int32_t kNoRows[4] = {0, 0, 0, 0};
-  const int32_t zero_point = kSharedZeroPoint ? blocks.zero_points[0] : 0;
   const bool half_scales = blocks.b_scale_half != nullptr;
-  const size_t scale_bytes = half_scales ? 2 : 4, row_b_step = blocks.row_stride * 4;
-  for (size_t c = 0; c < blocks.count;) {
-    const bool last = c + 1 == blocks.count;
-    const size_t groups = last ? blocks.last_groups : blocks.groups, run = last ? 1 : blocks.count - 1;
-    const int32_t* row_b = blocks.row_b + c * blocks.row_stride;
+  const size_t b_scale_step = blocks.b_scale_stride * (half_scales ? 2 : 4), a_scale_step = blocks.a_scale_stride * 4;
+  auto run = [&](size_t first, size_t count, size_t groups) __attribute__((always_inline)) {
+    const bool last = first + count == blocks.count;
+    const int32_t* row_b = blocks.row_b + first * blocks.row_stride;
+    size_t row_b_step = blocks.row_stride * 4;
     // With one zero point the run starts from its first block's terms and the loop computes each
-    // next block's from the next rows' terms; the last block has no next (a row of zeros stands in).
+    // next block's from the next rows' terms; after the last block a row of zeros stands in.
     alignas(16) int32_t start[4];
     if constexpr (kSharedZeroPoint) {
-      for (size_t r = 0; r < 4; ++r) start[r] = row_b[r] * zero_point;
+      for (size_t r = 0; r < 4; ++r) start[r] = row_b[r] * shared_zero_point;
       row_b = last ? kNoRows : row_b + blocks.row_stride;
+      if (last) row_b_step = 0;
     }
-    const void* b_scale = half_scales ? static_cast<const void*>(blocks.b_scale_half + c * blocks.b_scale_stride)
-                                      : static_cast<const void*>(blocks.b_scale + c * blocks.b_scale_stride);
+    const void* b_scale = half_scales ? static_cast<const void*>(blocks.b_scale_half + first * blocks.b_scale_stride)
+                                      : static_cast<const void*>(blocks.b_scale + first * blocks.b_scale_stride);
     const size_t b_extra = blocks.b_stride - groups * kVectors * kVectorBytes;
-    const size_t b_scale_step = blocks.b_scale_stride * scale_bytes, a_scale_step = blocks.a_scale_stride * 4;
-    const int8_t* a = reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride);
-    const uint8_t* b = b_panel + c * blocks.b_stride;
-    const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
+    const int8_t* a = reinterpret_cast<const int8_t*>(a_tile + first * blocks.a_stride);
+    const uint8_t* b = b_panel + first * blocks.b_stride;
+    const float* a_scale = blocks.a_scale + first * blocks.a_scale_stride;
     if (half_scales)
-      FourRowBlocks<kSharedZeroPoint, true>(run, groups, a, b, b_extra, b_scale, b_scale_step, a_scale, a_scale_step,
-                                            start, row_b, last && kSharedZeroPoint ? 0 : row_b_step, zero_point,
-                                            &y_rows[0][0]);
+      FourRowBlocks<kSharedZeroPoint, true>(count, groups, a, b, b_extra, b_scale, b_scale_step, a_scale,
+                                            a_scale_step, start, row_b, row_b_step, shared_zero_point, &y_rows[0][0]);
     else
-      FourRowBlocks<kSharedZeroPoint, false>(run, groups, a, b, b_extra, b_scale, b_scale_step, a_scale,
-                                             a_scale_step, start, row_b, last && kSharedZeroPoint ? 0 : row_b_step,
-                                             zero_point, &y_rows[0][0]);
-    c += run;
-  }
+      FourRowBlocks<kSharedZeroPoint, false>(count, groups, a, b, b_extra, b_scale, b_scale_step, a_scale,
+                                             a_scale_step, start, row_b, row_b_step, shared_zero_point, &y_rows[0][0]);
+  };
+  if (blocks.count > 1) run(0, blocks.count - 1, blocks.groups);
+  run(blocks.count - 1, 1, blocks.last_groups);
   for (size_t r = 0; r < 4; ++r)
     for (size_t v = 0; v < kVectors; ++v) y[r][v] = _mm512_load_ps(y_rows[r] + 16 * v);
 }
@@ -299,7 +299,7 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
   const int32_t shared_zero_point = kSharedZeroPoint ? blocks.zero_points[0] : 0;
   __m512 y[kRows][kVectors];
   if constexpr (kRows == 4 && kAStride == 4 && !kColumnSums && !kPrefetchL1) {
-    FourRowY<kSharedZeroPoint>(a_tile, b_panel, blocks, y);
+    FourRowY<kSharedZeroPoint>(a_tile, b_panel, blocks, shared_zero_point, y);
   } else {
     for (size_t r = 0; r < kRows; ++r)
       for (size_t v = 0; v < kVectors; ++v) y[r][v] = _mm512_set1_ps(-0.0f);  // -0 + p is p: the first y = p
