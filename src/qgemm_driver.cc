@@ -434,7 +434,14 @@ struct QGemmPlan::RunJob {
     // of the single exact chunk; the next sweep's is prefetched during this one.
     auto b_block = [&](size_t panel, size_t g0, size_t* bytes) -> const uint8_t* {
       *bytes = 0;
-      if (!exact_in_int32 || panel >= panel_end || g0 >= groups) return nullptr;
+      if (panel >= panel_end) return nullptr;
+      // A 4-bit tile reads its whole panel (every block in one call): the next panel is the next
+      // sweep's B.
+      if (f.Nibbles()) {
+        *bytes = b_panel_stride;
+        return packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride;
+      }
+      if (!exact_in_int32 || g0 >= groups) return nullptr;
       *bytes = f.nr * std::min(block, groups - g0) * group_bytes;
       return f.PanelData(packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride + p.chunks_[0].b_offset) +
              g0 * f.nr * group_bytes;
