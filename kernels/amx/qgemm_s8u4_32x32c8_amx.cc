@@ -33,7 +33,8 @@ constexpr size_t kRowBytes = 64;               // a B tile row: one K quad of 16
 // two column halves' B tile rows, 8 KB each.
 constexpr size_t kSegmentGroups = 32, kSegmentQuads = 2 * kSegmentGroups;
 constexpr size_t kHalfBytes = kSegmentQuads * kRowBytes;
-// A share of the next panel is at most about two lines a group (half a panel over a tile's K).
+// A share of the next panel is half a panel (two tiles a row block) over a tile's K groups: about a
+// line a group, a little more with each block's zero points beside it.
 constexpr size_t kMaxPrefetchLinesPerGroup = 4;
 
 // What the kernel keeps on its thread between tiles: the K per tdpbssd of the loaded tile

@@ -266,16 +266,15 @@ __attribute__((always_inline)) inline void FourRowY(const uint8_t* a_tile, const
     for (size_t v = 0; v < kVectors; ++v) _mm512_store_ps(y_rows[r] + 16 * v, _mm512_set1_ps(-0.0f));
   static constexpr int32_t kNoRows[4] = {0, 0, 0, 0};
   // The next panel's share (QGemmTileParams::prefetch_b) spread over the tile's groups, a line or
-  // less a group; without one the loop requests this panel's first line, already in L1. Without
-  // it a row block's first tile on each panel read the panel from memory: AMD EPYC Zen 5, rdtsc
-  // around the tiles of `dqmatmul` 128x4096x4096, that tile took about twice the others' time,
-  // 1.15x with it; the operator, one thread, 5 rounds: blocks of 32 1.01-1.02x (16, 128 and 512
-  // rows), 128 level. Emerald Rapids (avx512vnni tier), 16 and 128 x 4096 x 4096, blocks of 32,
-  // 5 rounds: one thread 1.05-1.10x, sixteen 1.04-1.10x.
+  // less a group and never past the share's end; without one the loop requests this panel's first
+  // line, already in L1. Without it a row block's first tile on each panel read the panel from
+  // memory: AMD EPYC Zen 5, rdtsc around the tiles of `dqmatmul` 128x4096x4096, that tile took
+  // about twice the others' time, 1.15x with it; the operator, one thread, 5 rounds: blocks of 32
+  // 1.01-1.02x (16, 128 and 512 rows), 128 level. Emerald Rapids (avx512vnni tier), 16 and 128 x
+  // 4096 x 4096, blocks of 32, 5 rounds: one thread 1.05-1.10x, sixteen 0.96-1.10x (two calls).
   const size_t all_groups = (blocks.count - 1) * blocks.groups + blocks.last_groups;
   const uint8_t* pf = params.prefetch_b ? params.prefetch_b : b_panel;
-  const size_t pf_step =
-      params.prefetch_b ? std::min<size_t>(64, (params.prefetch_b_bytes + all_groups - 1) / all_groups) : 0;
+  const size_t pf_step = params.prefetch_b ? std::min<size_t>(64, params.prefetch_b_bytes / all_groups) : 0;
   const bool half_scales = blocks.b_scale_half != nullptr;
   const size_t b_scale_step = blocks.b_scale_stride * (half_scales ? 2 : 4), a_scale_step = blocks.a_scale_stride * 4;
   auto run = [&](size_t first, size_t count, size_t groups) __attribute__((always_inline)) {
