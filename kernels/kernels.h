@@ -197,6 +197,10 @@ struct QGemmBlocks {
   // low nibble, u - 8 in a high one), after its zero points. The front end packs them wherever a
   // tile's row_a can be nonzero.
   bool column_sums;
+  // Non-NULL: y starts from these instead of -0, the sums of the blocks before these (an earlier
+  // call on the same tile: the front end runs a long K in parts), row r's at y_in + r * the
+  // kernel's nr. The kernel reads them all before it writes `out`, which may be the same memory.
+  const float* y_in;
 };
 
 // k_groups: number of kr-element K groups in the packed panels (K rounded up to kr).

@@ -116,7 +116,9 @@ template <size_t kRows, size_t kAStride, bool kColumnSums>
 void S8U4Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmTileParams* p) {
   const QGemmBlocks& blocks = *p->blocks;
   __m256 y[kRows][2];
-  for (size_t r = 0; r < kRows; ++r) y[r][0] = y[r][1] = _mm256_set1_ps(-0.0f);
+  for (size_t r = 0; r < kRows; ++r)
+    for (size_t v = 0; v < 2; ++v)
+      y[r][v] = blocks.y_in ? _mm256_loadu_ps(blocks.y_in + r * kS8U4Nr + 8 * v) : _mm256_set1_ps(-0.0f);
   BlockPrefetch<kS8U4PrefetchLinesPerBlock> prefetch(*p, blocks.count, !p->b_streams);
   for (size_t c = 0; c < blocks.count; ++c) {
     prefetch.Step();

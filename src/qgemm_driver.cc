@@ -344,44 +344,58 @@ struct QGemmPlan::RunJob {
     }
   }
 
-  // A 4-bit tile: every block in one kernel call, which finishes it in float; outputs
-  // without unit column stride go through `scratch` (float, row stride nr).
+  // A 4-bit tile's blocks [first, end) in one kernel call, which finishes them in float: y from
+  // `carried` when first > 0, and into `carried` (every column, no bias) when end is not the last
+  // block (QGemmPlan::BlocksPerPart); outputs without unit column stride go through `scratch`
+  // (float, row stride nr).
   void RunBlocksTile(const uint8_t* a_tile, const uint8_t* b_panel, size_t a_matrix, size_t panel, size_t m0,
-                     size_t mr, size_t nr, uint8_t* out_tile, QGemmTileParams* params, int32_t* scratch) const {
+                     size_t mr, size_t nr, uint8_t* out_tile, QGemmTileParams* params, int32_t* scratch,
+                     size_t first, size_t end, float* carried) const {
     const QGemmPlan& p = *plan;
     const PackFormat& f = p.format_;
     const size_t n0 = panel * f.nr, chunks = p.chunks_.size();
+    const bool last_part = end == chunks;
     QGemmBlocks blocks;
-    blocks.count = chunks;
+    blocks.count = end - first;
     blocks.groups = f.Groups(p.chunks_[0].k);
-    blocks.last_groups = f.Groups(p.chunks_.back().k);
+    blocks.last_groups = last_part ? f.Groups(p.chunks_.back().k) : blocks.groups;
     blocks.k = p.chunks_[0].k;
-    blocks.last_k = p.chunks_.back().k;
+    blocks.last_k = last_part ? p.chunks_.back().k : blocks.k;
     blocks.a_stride = f.ATileBytes(p.chunks_[0].k);
     blocks.b_stride = f.BPanelBytes(p.chunks_[0].k);
-    blocks.row_a = RowTerms(a_matrix, 0, 0) + m0;
-    blocks.row_b = RowTerms(a_matrix, 0, 1) + m0;
+    blocks.row_a = RowTerms(a_matrix, first, 0) + m0;
+    blocks.row_b = RowTerms(a_matrix, first, 1) + m0;
     blocks.row_stride = 2 * p.padded_m();
-    blocks.a_scale = q->block_a_scale ? q->block_a_scale + m0 : q->a_scale + m0;
+    blocks.a_scale = q->block_a_scale ? q->block_a_scale + first * p.padded_m() + m0 : q->a_scale + m0;
     blocks.a_scale_stride = q->block_a_scale ? p.padded_m() : 0;
     blocks.b_scale_half = nullptr;
     if (q->block_b_scale_half) {
       blocks.b_scale = nullptr;
-      blocks.b_scale_half = q->block_b_scale_half + panel * chunks * f.nr;
+      blocks.b_scale_half = q->block_b_scale_half + (panel * chunks + first) * f.nr;
       blocks.b_scale_stride = f.nr;
     } else if (!q->block_b_scale) {
       blocks.b_scale = q->b_scale + n0;  // one block
       blocks.b_scale_stride = 0;
     } else if (q->block_b_scale_by_panel) {
-      blocks.b_scale = q->block_b_scale + panel * chunks * f.nr;
+      blocks.b_scale = q->block_b_scale + (panel * chunks + first) * f.nr;
       blocks.b_scale_stride = f.nr;
     } else {
-      blocks.b_scale = q->block_b_scale + n0;
+      blocks.b_scale = q->block_b_scale + first * p.padded_n() + n0;
       blocks.b_scale_stride = p.padded_n();
     }
     blocks.zero_points = f.shared_zero_points ? p.shared_zero_points_ : nullptr;
     blocks.column_sums = f.column_sums;
+    blocks.y_in = first ? carried : nullptr;
     params->blocks = &blocks;
+    const uint8_t* a_part = a_tile + first * blocks.a_stride;
+    const uint8_t* b_part = b_panel + first * blocks.b_stride;
+    if (!last_part) {
+      params->out = carried;
+      params->out_row_stride = f.nr * sizeof(float);
+      params->bias = nullptr;
+      p.kernel_.run(mr, f.nr, blocks.groups, a_part, b_part, params);
+      return;
+    }
     const bool unit_columns = out->col_stride == sizeof(float);
     params->out = unit_columns ? out_tile : static_cast<void*>(scratch);
     params->out_row_stride = unit_columns ? out->row_stride : f.nr * sizeof(float);
@@ -389,7 +403,7 @@ struct QGemmPlan::RunJob {
     // as the 8-bit path asks before a tile's last K block: its stores then find them owned
     // instead of waiting, with the next tile's stores behind them, for each line's read.
     if (unit_columns) RequestOutputLines(out_tile, out->row_stride, mr, nr * sizeof(float));
-    p.kernel_.run(mr, nr, blocks.groups, a_tile, b_panel, params);
+    p.kernel_.run(mr, nr, blocks.groups, a_part, b_part, params);
     if (unit_columns) return;
     for (size_t i = 0; i < mr; ++i)
       for (size_t j = 0; j < nr; ++j) memcpy(out_tile + i * out->row_stride + j * out->col_stride, &scratch[i * f.nr + j], 4);
@@ -430,16 +444,21 @@ struct QGemmPlan::RunJob {
     if (pack_in_block)
       for (size_t tile = tile_begin; tile < tile_end; ++tile) PackATiles(a_matrix, tile);
     const size_t group_bytes = f.kr * f.ElementBytes();
+    // A 4-bit B's sweeps go over its blocks (steps), a part of them at a time where a row block
+    // has several tiles (QGemmPlan::BlocksPerPart), the others' over K groups.
+    const bool nibbles = f.Nibbles();
+    const size_t steps = nibbles ? p.chunks_.size() : groups;
+    const size_t step = nibbles ? (tile_end - tile_begin > 1 ? p.BlocksPerPart() : steps) : block;
+    const size_t block_bytes = nibbles ? f.BPanelBytes(p.chunks_[0].k) : 0;
     // The B block a (panel, first K group) sweep over this row block reads, if it is one K block
-    // of the single exact chunk; the next sweep's is prefetched during this one.
+    // of the single exact chunk, or a part of a 4-bit B's blocks; the next sweep's is prefetched
+    // during this one.
     auto b_block = [&](size_t panel, size_t g0, size_t* bytes) -> const uint8_t* {
       *bytes = 0;
       if (panel >= panel_end) return nullptr;
-      // A 4-bit tile reads its whole panel (every block in one call): the next panel is the next
-      // sweep's B.
-      if (f.Nibbles()) {
-        *bytes = b_panel_stride;
-        return packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride;
+      if (nibbles) {
+        *bytes = std::min((g0 + step) * block_bytes, b_panel_stride) - g0 * block_bytes;
+        return packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride + g0 * block_bytes;
       }
       if (!exact_in_int32 || g0 >= groups) return nullptr;
       *bytes = f.nr * std::min(block, groups - g0) * group_bytes;
@@ -451,10 +470,10 @@ struct QGemmPlan::RunJob {
       const size_t n0 = panel * f.nr;
       const size_t nr = std::min<size_t>(f.nr, p.n_ - n0);
       const uint8_t* b_panel = packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride;
-      for (size_t g0 = 0; g0 < groups; g0 += block) {
+      for (size_t g0 = 0; g0 < steps; g0 += step) {
       size_t next_bytes;
       const uint8_t* next =
-          g0 + block < groups ? b_block(panel, g0 + block, &next_bytes) : b_block(panel + 1, 0, &next_bytes);
+          g0 + step < steps ? b_block(panel, g0 + step, &next_bytes) : b_block(panel + 1, 0, &next_bytes);
       const size_t share = (next_bytes / (tile_end - tile_begin) + 63) / 64 * 64;
       for (size_t tile = tile_begin; tile < tile_end; ++tile) {
         const size_t m0 = tile * f.mr;
@@ -482,8 +501,10 @@ struct QGemmPlan::RunJob {
         params.a_row_stride = a_in_place ? am.row_stride : 0;
         params.a_signed = am.is_signed;
         uint8_t* out_tile = out_base + m0 * out->row_stride + n0 * out->col_stride;
-        if (f.Nibbles()) {
-          RunBlocksTile(a_tile, b_panel, a_matrix, panel, m0, mr, nr, out_tile, &params, acc32);
+        if (nibbles) {
+          float* carried = reinterpret_cast<float*>(partial) + (tile - tile_begin) * f.mr * f.nr;
+          RunBlocksTile(a_tile, b_panel, a_matrix, panel, m0, mr, nr, out_tile, &params, acc32, g0,
+                        std::min(g0 + step, steps), carried);
           continue;
         }
         auto run_chunk = [&](size_t c) {
@@ -609,12 +630,18 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   const size_t batch_count = batches_ * channels_;
   // A kernel that splits K reads one K block of each A tile at a time, so that block is what must
   // stay in L2 (for AMX at K = 2048 this doubles the tiles that share each B block).
-  const size_t a_tile_bytes = SplitsK() ? format_.ATileBytes(KBlockGroups() * format_.kr) : a_tile_stride_;
+  const size_t a_tile_bytes = SplitsK()         ? format_.ATileBytes(KBlockGroups() * format_.kr)
+                              : SplitsBlocks() ? BlocksPerPart() * format_.ATileBytes(chunks_[0].k)
+                                               : a_tile_stride_;
   job.m_tiles_per_block = std::min(m_tiles_, std::max<size_t>(1, kABlockBytes / std::max<size_t>(1, a_tile_bytes)));
   // Only a split K carries dot products between blocks, in the front end's stack; K whole lets a
   // row block hold every tile whose A fits (128x768x3072 on the VNNI tier: one pass over B, not
   // two).
   if (SplitsK()) job.m_tiles_per_block = std::min(job.m_tiles_per_block, kMaxKBlockTiles);
+  // A 4-bit B in parts: each tile's y between parts in the same stack (floats, mr x nr a tile).
+  if (SplitsBlocks())
+    job.m_tiles_per_block = std::min(job.m_tiles_per_block,
+                                     kMaxKBlockTiles * kMaxKBlockTileElements / (format_.mr * format_.nr));
   // Rows of their own per thread (QGemmKernel::own_rows_per_thread): the pack pass hands tiles
   // out in the same contiguous order as the blocks, so each thread multiplies what it packed.
   if (kernel_.own_rows_per_thread && threads > 1 && m_ >= size_t{kernel_.own_rows_per_thread} * threads)

@@ -181,6 +181,19 @@ class QGemmPlan {
     return (groups + blocks - 1) / blocks;
   }
 
+  // 4-bit B (format_.Nibbles()): K past kBlocksPartK runs in parts of whole blocks that a row
+  // block's tiles take in turn, y carried between them (QGemmBlocks::y_in), so each part of the
+  // panel stays in L2 across the tiles instead of the whole panel: the blocks of one part, parts of
+  // equal size.
+  size_t BlocksPerPart() const {
+    const size_t blocks = chunks_.size(), most = std::max<size_t>(1, kBlocksPartK / chunks_[0].k);
+    if (!format_.Nibbles() || blocks <= most) return blocks;
+    const size_t parts = (blocks + most - 1) / most;
+    return (blocks + parts - 1) / parts;
+  }
+  bool SplitsBlocks() const { return BlocksPerPart() < chunks_.size(); }
+  static constexpr size_t kBlocksPartK = 4096;
+
   const QGemmKernel& kernel_;
   PackFormat format_;
   size_t batches_, channels_, m_, n_, k_;

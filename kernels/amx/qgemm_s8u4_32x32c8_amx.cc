@@ -145,7 +145,8 @@ class BlockTile {
         chunk_groups_(chunk / kKr),
         prefetch_(p, (blocks.count - 1) * blocks.groups + blocks.last_groups, !p.b_streams) {
     for (size_t r = 0; r < mr; ++r)
-      for (size_t j = 0; j < kNr; j += 16) _mm512_store_ps(&y_[r][j], _mm512_set1_ps(-0.0f));  // -0 + p is p
+      for (size_t j = 0; j < kNr; j += 16)  // -0 + p is p
+        _mm512_store_ps(&y_[r][j], blocks.y_in ? _mm512_loadu_ps(blocks.y_in + r * kNr + j) : _mm512_set1_ps(-0.0f));
   }
 
   // Blocks of at most kSegmentGroups groups, each unpacked whole while the previous one

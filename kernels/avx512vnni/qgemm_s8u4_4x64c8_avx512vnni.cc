@@ -263,7 +263,9 @@ __attribute__((always_inline)) inline void FourRowY(const uint8_t* a_tile, const
                                                    const QGemmTileParams& params, __m512 (&y)[4][kVectors]) {
   alignas(64) float y_rows[4][kNr];
   for (size_t r = 0; r < 4; ++r)
-    for (size_t v = 0; v < kVectors; ++v) _mm512_store_ps(y_rows[r] + 16 * v, _mm512_set1_ps(-0.0f));
+    for (size_t v = 0; v < kVectors; ++v)
+      _mm512_store_ps(y_rows[r] + 16 * v,
+                      blocks.y_in ? _mm512_loadu_ps(blocks.y_in + r * kNr + 16 * v) : _mm512_set1_ps(-0.0f));
   static constexpr int32_t kNoRows[4] = {0, 0, 0, 0};
   // The next panel's share (QGemmTileParams::prefetch_b) spread over the tile's groups, a line or
   // less a group and never past the share's end; without one the loop requests this panel's first
@@ -321,7 +323,8 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
     FourRowY<kSharedZeroPoint>(a_tile, b_panel, blocks, shared_zero_point, *p, y);
   } else {
     for (size_t r = 0; r < kRows; ++r)
-      for (size_t v = 0; v < kVectors; ++v) y[r][v] = _mm512_set1_ps(-0.0f);  // -0 + p is p: the first y = p
+      for (size_t v = 0; v < kVectors; ++v)  // -0 + p is p: the first y = p
+        y[r][v] = blocks.y_in ? _mm512_loadu_ps(blocks.y_in + r * kNr + 16 * v) : _mm512_set1_ps(-0.0f);
     for (size_t c = 0; c < blocks.count; ++c) {
       const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
       const uint8_t* b = b_panel + c * blocks.b_stride;

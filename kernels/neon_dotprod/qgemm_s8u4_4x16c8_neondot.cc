@@ -127,7 +127,8 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
   constexpr size_t kHalvesAtOnce = kRows > kMr ? 1 : kHalves;
   float32x4_t y[kRows][kVectors];
   for (size_t r = 0; r < kRows; ++r)
-    for (size_t v = 0; v < kVectors; ++v) y[r][v] = vdupq_n_f32(-0.0f);  // -0 + p is p: the first y = p
+    for (size_t v = 0; v < kVectors; ++v)  // -0 + p is p: the first y = p
+      y[r][v] = blocks.y_in ? vld1q_f32(blocks.y_in + r * kNr + 4 * v) : vdupq_n_f32(-0.0f);
   for (size_t c = 0; c < blocks.count; ++c) {
     const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
     const uint8_t* b = b_panel + c * blocks.b_stride;

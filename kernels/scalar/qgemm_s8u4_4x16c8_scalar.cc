@@ -17,8 +17,8 @@ static void qgemm_s8u4_4x16c8__scalar(size_t mr, size_t nr, size_t, const void* 
                                       const QGemmTileParams* p) {
   const QGemmBlocks& blocks = *p->blocks;
   float y[kMr][kNr];
-  for (auto& row : y)
-    for (float& v : row) v = -0.0f;  // -0 + p is p, bit for bit: the first block's y = p
+  for (size_t r = 0; r < kMr; ++r)  // -0 + p is p, bit for bit: the first block's y = p
+    for (size_t j = 0; j < kNr; ++j) y[r][j] = blocks.y_in ? blocks.y_in[r * kNr + j] : -0.0f;
   for (size_t c = 0; c < blocks.count; ++c) {
     const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
     const int8_t* a = reinterpret_cast<const int8_t*>(static_cast<const uint8_t*>(a_packed) + c * blocks.a_stride);

@@ -78,7 +78,8 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
   const QGemmBlocks& blocks = *p->blocks;
   __m128 y[kRows][kVectors];
   for (size_t r = 0; r < kRows; ++r)
-    for (size_t v = 0; v < kVectors; ++v) y[r][v] = _mm_set1_ps(-0.0f);
+    for (size_t v = 0; v < kVectors; ++v)
+      y[r][v] = blocks.y_in ? _mm_loadu_ps(blocks.y_in + r * kNr + 4 * v) : _mm_set1_ps(-0.0f);
   for (size_t c = 0; c < blocks.count; ++c) {
     const size_t groups = c + 1 == blocks.count ? blocks.last_groups : blocks.groups;
     const uint8_t* b = b_panel + c * blocks.b_stride;
