@@ -236,26 +236,37 @@ TEST_P(MatMulInt4Test, LongKInOneBlock) {
 
 // Past 4096 K values in blocks, a row block's tiles take the blocks in parts (QGemmPlan::
 // BlocksPerPart), each tile's y carried between parts: two and three parts, a short last block,
-// shared and per-column zero points, per-row-and-block A scales, strided outputs, for rows that
-// make two tiles or more on every tier (the tile unit's are 32 rows).
+// shared and per-column zero points, per-row-and-block A scales, strided outputs, B scales bound
+// per call, owned (kept by panel) and owned as FLOAT16, for rows that make two tiles or more on
+// every tier (the tile unit's are 32 rows).
 TEST_P(MatMulInt4Test, LongKInPartsOfBlocks) {
-  std::mt19937 rng(96);
+  std::mt19937 rng(97);
   struct Case {
     uint32_t m, k, block;
   };
+  enum class Scales { kBound, kOwned, kOwnedHalf };
   for (const Case shape : {Case{8, 4100, 16}, Case{70, 4100, 16}, Case{12, 8250, 32}})
-    for (const bool per_column : {false, true}) {
-      QConfig c = RandomInt4(rng, shape.m, shape.k, 40 + rng() % 50);
-      c.b_block = shape.block;
-      c.b_type = per_column ? kU4 : kS4;
-      c.b_zero = per_column ? Quant::kPerChannel : Quant::kAbsent;
-      c.a_block_scales = !per_column;
-      c.out_strided = per_column;
-      c.data = Data::kRandom;
-      SCOPED_TRACE(Describe(c));
-      ExpectReferenceBytes(c);
-      if (HasFatalFailure()) return;
-    }
+    for (const bool per_column : {false, true})
+      for (const Scales scales : {Scales::kBound, Scales::kOwned, Scales::kOwnedHalf}) {
+        QConfig c = RandomInt4(rng, shape.m, shape.k, 40 + rng() % 50);
+        c.b_block = shape.block;
+        c.b_type = per_column ? kU4 : kS4;
+        c.b_zero = per_column ? Quant::kPerChannel : Quant::kAbsent;
+        c.a_block_scales = !per_column;
+        c.out_strided = per_column;
+        c.scales_owned = scales != Scales::kBound;
+        c.data = Data::kRandom;
+        QProblem problem(c);
+        if (scales == Scales::kOwnedHalf) {
+          GuardedBuffer& b_scales = problem.buffer(QProblem::kBScale);
+          float* values = reinterpret_cast<float*>(b_scales.data());
+          for (size_t i = 0; i < b_scales.size() / sizeof(float); ++i)  // normal FLOAT16 numbers
+            values[i] = ldexpf(1.0f + static_cast<float>(rng() % 1024) / 1024.0f, -14 + static_cast<int>(rng() % 17));
+        }
+        SCOPED_TRACE(Describe(c) + (scales == Scales::kOwnedHalf ? " FLOAT16 scales" : ""));
+        ExpectReferenceBytes(problem, c.threads);
+        if (HasFatalFailure()) return;
+      }
 }
 
 // Past one exact chunk (2^15 K) without block scales, B goes to the 8-bit kernels unpacked, less
