@@ -165,6 +165,19 @@ class DynamicLinear {
   bool ok_ = false;
 };
 
+// The bytes of B an M = 1 product streams from memory as cpuml holds them: 8-bit B and its
+// scales per column, or 4-bit B (two to a byte) and its scales per block (FLOAT16 numbers held as
+// FLOAT16); the benchmarks' zero point 8, shared by every block, is held once. A read probe of as
+// many bytes (read_bandwidth/<types>/<shape>/block:B, read_bandwidth/model/<preset>/<weights>)
+// takes the time the product would at the machine's read bandwidth, with the same share of the
+// bytes left in the last-level cache between calls: the product's fraction of it is the probe's
+// time over the product's.
+uint64_t WeightBytes(Shape s, uint32_t b_block, bool half_scales) {
+  if (!b_block) return uint64_t{s.k} * s.n + uint64_t{s.n} * 4;
+  const uint64_t blocks = (uint64_t{s.k} + b_block - 1) / b_block;
+  return blocks * b_block * s.n / 2 + blocks * s.n * (half_scales ? 2 : 4);
+}
+
 void BM_DynamicLinear(benchmark::State& state, Shape s, bool a_signed, bool quantize, int threads, uint32_t b_block,
                       bool symmetric, bool half_scales) {
   DynamicLinear layer(s, a_signed, b_block, 5, symmetric, half_scales);
@@ -234,6 +247,12 @@ const ModelPreset kModelPresets[] = {
     {"phi3_mini", {{3072, 9216}, {3072, 3072}, {3072, 16384}, {8192, 3072}}},
 };
 
+uint64_t ModelWeightBytes(const ModelPreset& preset, uint32_t b_block) {
+  uint64_t bytes = 0;
+  for (const auto& [k, n] : preset.layers) bytes += WeightBytes(Shape{1, k, n}, b_block, false);
+  return bytes;
+}
+
 // A preset's layers at M rows: quantize then multiply each (int8 B: A per tensor, as
 // DynamicQuantizeMatMul; 4-bit B: A symmetric per row and block, as MatMulNBits at accuracy_level
 // 4). Reports the time per call (a token for M = 1, a prefill chunk otherwise) and GOPS.
@@ -297,6 +316,12 @@ void BM_OneDnnIntegerToFloat(benchmark::State& state, Shape s, bool a_signed, in
 }
 #endif
 
+void RegisterReadProbe(const std::string& what, uint64_t bytes, int threads, bool l2_prefetch) {
+  benchmark::RegisterBenchmark((what + (l2_prefetch ? "/l2_prefetch" : "") + "/threads:" + std::to_string(threads)).c_str(),
+                               BM_ReadBandwidth, static_cast<size_t>(bytes), threads, l2_prefetch)
+      ->UseRealTime();
+}
+
 }  // namespace
 
 void RegisterDynamicQuantBenchmarks() {
@@ -322,11 +347,16 @@ void RegisterDynamicQuantBenchmarks() {
     const bool symmetric = types[0] == 's', half_scales = types.size() > 4;
     for (const Shape& s : options.shapes)
       for (int threads : options.threads)
-        for (uint32_t block : {32u, 128u})
-          benchmark::RegisterBenchmark(("dqmatmul/cpuml/" + types + "/" + ShapeName(s) + "/block:" +
-                                        std::to_string(block) + "/threads:" + std::to_string(threads)).c_str(),
+        for (uint32_t block : {32u, 128u}) {
+          const std::string shape_block = types + "/" + ShapeName(s) + "/block:" + std::to_string(block);
+          benchmark::RegisterBenchmark(("dqmatmul/cpuml/" + shape_block + "/threads:" + std::to_string(threads)).c_str(),
                                        BM_DynamicLinear, s, false, true, threads, block, symmetric, half_scales)
               ->Unit(benchmark::kMicrosecond)->UseRealTime();
+          // Decode's probe: the read loops over as many bytes as the product's B (WeightBytes).
+          if (s.m == 1)
+            for (bool l2_prefetch : {false, true})
+              RegisterReadProbe("read_bandwidth/" + shape_block, WeightBytes(s, block, half_scales), threads, l2_prefetch);
+        }
   }
   for (const std::string& name : options.models)
     for (const ModelPreset& preset : kModelPresets) {
@@ -339,14 +369,19 @@ void RegisterDynamicQuantBenchmarks() {
                                           "/threads:" + std::to_string(threads)).c_str(),
                                          BM_Model, &preset, m, block, threads)
                 ->Unit(benchmark::kMicrosecond)->UseRealTime();
+            if (m == 1)
+              for (bool l2_prefetch : {false, true})
+                RegisterReadProbe("read_bandwidth/model/" + name + "/" + weights, ModelWeightBytes(preset, block), threads,
+                                  l2_prefetch);
           }
     }
   for (int threads : options.threads) {
-    // The probe DYNAMIC_QUANTIZE_LINEAR's GB/s is held against: the same 64 MiB read once.
-    benchmark::RegisterBenchmark(("read_bandwidth/64MiB/threads:" + std::to_string(threads)).c_str(), BM_ReadBandwidth,
-                                 size_t{64} << 20, threads)
-        ->UseRealTime();
-    // 64 MiB streams from memory. 1 MiB stays in the last-level cache between calls and 256 KiB
+    // The probe DYNAMIC_QUANTIZE_LINEAR's GB/s is held against: the same 64 MiB read once. Where
+    // the last-level cache is half that size, part of it stays there between calls (AMD EPYC
+    // Zen 4, 2 vCPUs of a 32 MiB L3: two threads read 64 MiB at 40.9 GB/s and 235 MB at 29.6),
+    // so decode is held against its own bytes' probe above.
+    for (bool l2_prefetch : {false, true}) RegisterReadProbe("read_bandwidth/64MiB", size_t{64} << 20, threads, l2_prefetch);
+    // 64 MiB mostly streams from memory. 1 MiB stays in the last-level cache between calls and 256 KiB
     // (16 rows of 4096, the activations of dqmatmul at 16x4096) in L2, so they show the rows'
     // arithmetic and the threads' start.
     for (uint64_t kibibytes : {64 << 10, 1 << 10, 256})

@@ -20,8 +20,8 @@ uint64_t IsaPeakAmxL1(uint64_t iterations);         // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxL2A(uint64_t iterations);        // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxK32(uint64_t iterations);        // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxK16(uint64_t iterations);        // bench/isa_peak_amx.cc
-uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes);    // bench/isa_peak_avx2.cc
-uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes);  // bench/isa_peak_avx512vnni.cc
+uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes, bool prefetch);    // bench/isa_peak_avx2.cc
+uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes, bool prefetch);  // bench/isa_peak_avx512vnni.cc
 
 #if defined(__x86_64__)
 namespace {
@@ -128,16 +128,19 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
 #endif
 }
 
-uint64_t ReadBytes(const uint8_t* data, size_t bytes) {
+uint64_t ReadBytes(const uint8_t* data, size_t bytes, ReadLoop loop) {
+  const bool prefetch = loop == ReadLoop::kPrefetchL2;
 #if defined(__x86_64__)
   static const bool avx512 = __builtin_cpu_supports("avx512f") != 0, avx2 = __builtin_cpu_supports("avx2") != 0;
-  if (avx512) return ReadBytesAvx512(data, bytes);
-  if (avx2) return ReadBytesAvx2(data, bytes);
+  if (avx512) return ReadBytesAvx512(data, bytes, prefetch);
+  if (avx2) return ReadBytesAvx2(data, bytes, prefetch);
 #endif
   uint64_t acc[4] = {0, 0, 0, 0};
   const uint64_t* words = reinterpret_cast<const uint64_t*>(data);
-  for (size_t i = 0; i < bytes / 8; i += 4)
+  for (size_t i = 0; i < bytes / 8; i += 4) {
+    if (prefetch && i % 8 == 0) __builtin_prefetch(words + i + 1024, 0, 2);
     for (int u = 0; u < 4; ++u) acc[u] |= words[i + u];
+  }
   return acc[0] | acc[1] | acc[2] | acc[3];
 }
 

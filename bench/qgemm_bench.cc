@@ -85,7 +85,7 @@ void BM_IsaPeakThreads(benchmark::State& state, IsaPeakProbe probe, int threads)
 
 }  // namespace
 
-void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads) {
+void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads, bool l2_prefetch) {
   bytes = (bytes + 255) / 256 * 256;
   uint8_t* data = static_cast<uint8_t*>(aligned_alloc(64, bytes));
   for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<uint8_t>(i * 131);
@@ -93,15 +93,16 @@ void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads) {
   struct Job {
     const uint8_t* data;
     size_t slice, bytes;
+    ReadLoop loop;
     uint64_t sink[64];
-  } job{data, (bytes / 256 + threads - 1) / threads * 256, bytes, {}};
+  } job{data, (bytes / 256 + threads - 1) / threads * 256, bytes, l2_prefetch ? ReadLoop::kPrefetchL2 : ReadLoop::kPlain, {}};
   for (auto _ : state) {
     pthreadpool_parallelize_1d(
         pool,
         [](void* context, size_t t) {
           Job& j = *static_cast<Job*>(context);
           const size_t begin = std::min(t * j.slice, j.bytes), end = std::min(begin + j.slice, j.bytes);
-          j.sink[t % 64] += ReadBytes(j.data + begin, end - begin);
+          j.sink[t % 64] += ReadBytes(j.data + begin, end - begin, j.loop);
         },
         &job, static_cast<size_t>(threads), 0);
     benchmark::DoNotOptimize(job.sink);
@@ -161,13 +162,16 @@ void RegisterQGemmBenchmarks() {
               BM_IsaPeakThreads, probe, threads)
               ->UseRealTime();
     }
-  // The read-bandwidth probe at the size of each M = 1 shape's B (decode streams B once).
+  // The read-bandwidth probe at the size of each M = 1 shape's B (decode streams B once), with
+  // both read loops.
   for (const Shape& s : options.shapes) {
     if (s.m != 1) continue;
     for (int threads : options.threads)
-      benchmark::RegisterBenchmark(("read_bandwidth/" + ShapeName(s) + "/threads:" + std::to_string(threads)).c_str(),
-                                   BM_ReadBandwidth, size_t{s.k} * s.n, threads)
-          ->UseRealTime();
+      for (bool l2_prefetch : {false, true})
+        benchmark::RegisterBenchmark(("read_bandwidth/" + ShapeName(s) + (l2_prefetch ? "/l2_prefetch" : "") +
+                                      "/threads:" + std::to_string(threads)).c_str(),
+                                     BM_ReadBandwidth, size_t{s.k} * s.n, threads, l2_prefetch)
+            ->UseRealTime();
   }
   for (const Shape& s : options.shapes)
     for (const auto& combo : kCombos) {

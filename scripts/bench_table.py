@@ -110,20 +110,48 @@ def main():
               "; ".join(f"{probe_label(n)} {b['GOPS']:.0f} GOPS" for n, b in peaks))
     reads = [(n, b) for n, b in rows.items() if n.startswith("read_bandwidth/")]
     if reads:
-        print("\nM = 1 against the read-bandwidth probe (B's bytes streamed by vector loads, same size): "
-              "B bytes per second of cpuml u8s8 / the probe's GB/s\n")
-        print("| shape | threads | cpuml u8s8 B GB/s | read probe GB/s | fraction |")
-        print("|---|---|---|---|---|")
+        print("\nM = 1 against the read-bandwidth probes (B's bytes streamed by vector loads, same size; "
+              "plain loads, and loads with requests into L2 ahead): B bytes per second of cpuml u8s8 / the "
+              "faster probe's GB/s\n")
+        print("| shape | threads | cpuml u8s8 B GB/s | read probe GB/s | with L2 requests GB/s | fraction |")
+        print("|---|---|---|---|---|---|")
         for n, b in sorted(reads):
-            shape, t = n.split("/")[1], n.split("threads:")[1]
-            if shape.count("x") != 2:
-                continue  # the quantization probe (64MiB)
+            parts = n.split("/")
+            shape, t = parts[1], n.split("threads:")[1]
+            if shape.count("x") != 2 or len(parts) != 3:
+                continue  # the quantization probe (64MiB), the 4-bit and model probes, the L2 loop
             m, k, nn = (int(x) for x in shape.split("x"))
             mm = rows.get(f"qgemm/cpuml/u8s8/{shape}/threads:{t}")
             if mm is None or "GOPS" not in mm:
                 continue
             b_rate = mm["GOPS"] / (2 * m)  # GB/s of B: each byte of B is one MAC per row of A
-            print(f"| {shape} | {t} | {b_rate:.1f} | {b['GB/s']:.1f} | {b_rate / b['GB/s']:.2f} |")
+            l2 = rows.get(f"read_bandwidth/{shape}/l2_prefetch/threads:{t}")
+            l2_rate = l2["GB/s"] if l2 and "GB/s" in l2 else 0.0
+            best = max(b["GB/s"], l2_rate)
+            print(f"| {shape} | {t} | {b_rate:.1f} | {b['GB/s']:.1f} | {fmt(l2, 'GB/s')} | {b_rate / best:.2f} |")
+    # Decode against probes of its own bytes (4-bit shapes, decoder-layer presets): the probe reads
+    # as many bytes as the operator's B, so the fraction is the probe's time over the operator's.
+    def seconds(b):
+        return b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
+    decode = []
+    for n, b in sorted(rows.items()):
+        m = re.match(r"dqmatmul/cpuml/(\w+)/(1x\d+x\d+)/(block:\d+)/threads:(\d+)$", n)
+        if m:
+            decode.append((n, b, f"read_bandwidth/{m.group(1)}/{m.group(2)}/{m.group(3)}", m.group(4)))
+        m = re.match(r"model/cpuml/(\w+)/(.+)/M:1/threads:(\d+)$", n)
+        if m:
+            decode.append((n, b, f"read_bandwidth/model/{m.group(1)}/{m.group(2)}", m.group(3)))
+    decode = [(n, b, p, t) for n, b, p, t in decode if f"{p}/threads:{t}" in rows]
+    if decode:
+        print("\nDecode against read probes of the same bytes: the operator's time, the plain probe's, the probe's "
+              "with requests into L2 ahead, and the faster probe's time over the operator's\n")
+        print("| case | operator us | read probe us | with L2 requests us | fraction |")
+        print("|---|---|---|---|---|")
+        for n, b, p, t in decode:
+            plain, l2 = rows[f"{p}/threads:{t}"], rows.get(f"{p}/l2_prefetch/threads:{t}")
+            best = min(seconds(plain), seconds(l2) if l2 else float("inf"))
+            l2_us = f"{seconds(l2) * 1e6:.0f}" if l2 else "-"
+            print(f"| {n} | {seconds(b) * 1e6:.0f} | {seconds(plain) * 1e6:.0f} | {l2_us} | {best / seconds(b):.2f} |")
     fills = [(n, b) for n, b in rows.items() if n.startswith("fill/")]
     if fills:
         print("\nFills, GB/s written (1 thread unless noted):\n")
