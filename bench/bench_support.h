@@ -54,12 +54,12 @@ void RegisterPeerBenchmarks();
 void RegisterFillBenchmarks();
 void RegisterDynamicQuantBenchmarks();
 
-// Streams `bytes` (B's size for a shape, or a quantization input's) through vector loads, split
-// over `threads`: the limit an M = 1 product, which reads each byte of B once, or a quantization
-// pass, which reads each input float once, can reach. `l2_prefetch` adds the read loop's requests
-// into L2 ahead (bench/isa_peak.h's ReadLoop); the machine's limit is the faster of the two.
-// Reports GB/s.
-void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads, bool l2_prefetch = false);
+// Registers the read probes `<what>/threads:N` and `<what>/l2_prefetch/threads:N`: `bytes` (B's size
+// for a shape, or a quantization input's) streamed through vector loads split over `threads`, the
+// limit an M = 1 product, which reads each byte of B once, or a quantization pass, which reads each
+// input float once, can reach; the second also requests each line into L2 ahead (bench/isa_peak.h's
+// ReadLoop), and the machine's limit is the faster of the two. Each reports GB/s.
+void RegisterReadProbes(const std::string& what, uint64_t bytes, int threads);
 
 // 64-byte aligned storage, as engines' activation arenas give (the AMX tier reads such an A in
 // place; malloc's 16-byte alignment would split every 64-byte row load across two lines).

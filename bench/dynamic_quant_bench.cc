@@ -316,12 +316,6 @@ void BM_OneDnnIntegerToFloat(benchmark::State& state, Shape s, bool a_signed, in
 }
 #endif
 
-void RegisterReadProbe(const std::string& what, uint64_t bytes, int threads, bool l2_prefetch) {
-  benchmark::RegisterBenchmark((what + (l2_prefetch ? "/l2_prefetch" : "") + "/threads:" + std::to_string(threads)).c_str(),
-                               BM_ReadBandwidth, static_cast<size_t>(bytes), threads, l2_prefetch)
-      ->UseRealTime();
-}
-
 }  // namespace
 
 void RegisterDynamicQuantBenchmarks() {
@@ -353,9 +347,7 @@ void RegisterDynamicQuantBenchmarks() {
                                        BM_DynamicLinear, s, false, true, threads, block, symmetric, half_scales)
               ->Unit(benchmark::kMicrosecond)->UseRealTime();
           // Decode's probe: the read loops over as many bytes as the product's B (WeightBytes).
-          if (s.m == 1)
-            for (bool l2_prefetch : {false, true})
-              RegisterReadProbe("read_bandwidth/" + shape_block, WeightBytes(s, block, half_scales), threads, l2_prefetch);
+          if (s.m == 1) RegisterReadProbes("read_bandwidth/" + shape_block, WeightBytes(s, block, half_scales), threads);
         }
   }
   for (const std::string& name : options.models)
@@ -369,10 +361,7 @@ void RegisterDynamicQuantBenchmarks() {
                                           "/threads:" + std::to_string(threads)).c_str(),
                                          BM_Model, &preset, m, block, threads)
                 ->Unit(benchmark::kMicrosecond)->UseRealTime();
-            if (m == 1)
-              for (bool l2_prefetch : {false, true})
-                RegisterReadProbe("read_bandwidth/model/" + name + "/" + weights, ModelWeightBytes(preset, block), threads,
-                                  l2_prefetch);
+            if (m == 1) RegisterReadProbes("read_bandwidth/model/" + name + "/" + weights, ModelWeightBytes(preset, block), threads);
           }
     }
   for (int threads : options.threads) {
@@ -380,7 +369,7 @@ void RegisterDynamicQuantBenchmarks() {
     // the last-level cache is half that size, part of it stays there between calls (AMD EPYC
     // Zen 4, 2 vCPUs of a 32 MiB L3: two threads read 64 MiB at 40.9 GB/s and 235 MB at 29.6),
     // so decode is held against its own bytes' probe above.
-    for (bool l2_prefetch : {false, true}) RegisterReadProbe("read_bandwidth/64MiB", size_t{64} << 20, threads, l2_prefetch);
+    RegisterReadProbes("read_bandwidth/64MiB", uint64_t{64} << 20, threads);
     // 64 MiB mostly streams from memory. 1 MiB stays in the last-level cache between calls and 256 KiB
     // (16 rows of 4096, the activations of dqmatmul at 16x4096) in L2, so they show the rows'
     // arithmetic and the threads' start.

@@ -83,8 +83,6 @@ void BM_IsaPeakThreads(benchmark::State& state, IsaPeakProbe probe, int threads)
   state.SetLabel(probe.instructions);
 }
 
-}  // namespace
-
 void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads, bool l2_prefetch) {
   bytes = (bytes + 255) / 256 * 256;
   uint8_t* data = static_cast<uint8_t*>(aligned_alloc(64, bytes));
@@ -111,6 +109,15 @@ void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads, bool l
   free(data);
   state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes) * static_cast<double>(state.iterations()) * 1e-9,
                                               benchmark::Counter::kIsRate);
+}
+
+}  // namespace
+
+void RegisterReadProbes(const std::string& what, uint64_t bytes, int threads) {
+  for (bool l2_prefetch : {false, true})
+    benchmark::RegisterBenchmark((what + (l2_prefetch ? "/l2_prefetch" : "") + "/threads:" + std::to_string(threads)).c_str(),
+                                 BM_ReadBandwidth, static_cast<size_t>(bytes), threads, l2_prefetch)
+        ->UseRealTime();
 }
 
 namespace {
@@ -166,12 +173,7 @@ void RegisterQGemmBenchmarks() {
   // both read loops.
   for (const Shape& s : options.shapes) {
     if (s.m != 1) continue;
-    for (int threads : options.threads)
-      for (bool l2_prefetch : {false, true})
-        benchmark::RegisterBenchmark(("read_bandwidth/" + ShapeName(s) + (l2_prefetch ? "/l2_prefetch" : "") +
-                                      "/threads:" + std::to_string(threads)).c_str(),
-                                     BM_ReadBandwidth, size_t{s.k} * s.n, threads, l2_prefetch)
-            ->UseRealTime();
+    for (int threads : options.threads) RegisterReadProbes("read_bandwidth/" + ShapeName(s), uint64_t{s.k} * s.n, threads);
   }
   for (const Shape& s : options.shapes)
     for (const auto& combo : kCombos) {
