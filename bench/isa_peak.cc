@@ -20,6 +20,20 @@ uint64_t IsaPeakAmxL1(uint64_t iterations);         // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxL2A(uint64_t iterations);        // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxK32(uint64_t iterations);        // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxK16(uint64_t iterations);        // bench/isa_peak_amx.cc
+// The 4-bit tile kernel's block of 128 step by step, bench/isa_peak_amx.cc:
+uint64_t IsaPeakAmxB128SumsStored(uint64_t iterations);
+uint64_t IsaPeakAmxB128FloatSteps(uint64_t iterations);
+uint64_t IsaPeakAmxB128FloatStepsY2(uint64_t iterations);
+uint64_t IsaPeakAmxB128FloatInRegisters(uint64_t iterations);
+uint64_t IsaPeakAmxB128Unpacked(uint64_t iterations);
+uint64_t IsaPeakAmxB128UnpackedY2(uint64_t iterations);
+uint64_t IsaPeakAmxB128UnpackedOnly(uint64_t iterations);
+uint64_t IsaPeakAmxB128RegistersSliced(uint64_t iterations);
+uint64_t IsaPeakAmxB128HalfRegisters(uint64_t iterations);
+uint64_t IsaPeakAmxB128HalfRegistersSliced(uint64_t iterations);
+uint64_t IsaPeakAmxB128QuarterRegistersSliced(uint64_t iterations);
+uint64_t IsaPeakAmxB128FloatStepsSliced(uint64_t iterations);
+uint64_t IsaPeakAmxB128UnpackedSliced(uint64_t iterations);
 uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes, bool prefetch);    // bench/isa_peak_avx2.cc
 uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes, bool prefetch);  // bench/isa_peak_avx512vnni.cc
 
@@ -122,6 +136,32 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxK32},
       {"amx_tdpbusd_k16", "tdpbusd of 16 K values (a block of 16 a tile instruction), operands in tiles",
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxK16},
+      {"amx_b128_sums_stored", "tdpbusd in blocks of 128 K on a 32 x 32 tile, each block's sums stored",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128SumsStored},
+      {"amx_b128_float_in_registers", "tdpbusd in blocks of 128 K, the 4-bit formula's float operations on registers",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128FloatInRegisters},
+      {"amx_b128_float_in_registers_sliced", "the same, an eighth of the float operations after each tdpbusd",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128RegistersSliced},
+      {"amx_b128_half_float_in_registers", "tdpbusd in blocks of 128 K, half the formula's float operations on registers",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128HalfRegisters},
+      {"amx_b128_half_float_in_registers_sliced", "the same, an eighth of them after each tdpbusd",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128HalfRegistersSliced},
+      {"amx_b128_quarter_float_in_registers_sliced", "a quarter of the formula's float operations, sliced after each tdpbusd",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128QuarterRegistersSliced},
+      {"amx_b128_float_steps", "tdpbusd in blocks of 128 K, sums stored, the float steps, y in memory every block",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128FloatSteps},
+      {"amx_b128_float_steps_y2", "the same, y loaded and stored once for two blocks",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128FloatStepsY2},
+      {"amx_b128_float_steps_sliced", "the float steps cut into eight slices, one after each tdpbusd",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128FloatStepsSliced},
+      {"amx_b128_unpack_only", "tdpbusd in blocks of 128 K, B unpacked from nibbles in L1, sums stored",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128UnpackedOnly},
+      {"amx_b128_unpack_float_steps", "the 4-bit tile kernel's block on L1 data: B unpacked, sums stored, float steps",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128Unpacked},
+      {"amx_b128_unpack_float_steps_y2", "the same, y loaded and stored once for two blocks",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128UnpackedY2},
+      {"amx_b128_unpack_float_steps_sliced", "the same block's unpacking and float steps in slices after each tdpbusd",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128UnpackedSliced},
   };
 #else
   return {};

@@ -1,5 +1,5 @@
 // Compiled with AMX flags; called only where cpuml reports the amx tier supported (its detection
-// has by then asked Linux for the tile state). Three probes of the tile unit, each with the AMX
+// has by then asked Linux for the tile state). Probes of the tile unit, each with the AMX
 // kernel's register plan (four 16 x 16 int32 accumulators, two A and two B tiles, four tdpbusd
 // per 64 K values), so a GEMM figure reads against the step that bounds it:
 //   IsaPeakAmx      tdpbusd alone, operands already in tiles: the instruction peak;
@@ -10,8 +10,14 @@
 //                   IsaPeakAmx with 32 or 16 K values a tdpbusd (A tiles of 32 or 16 bytes a
 //                   row, B tiles of 8 or 4 K quads): the rate of a tile kernel whose blocks of K
 //                   (4-bit weights' blocks of 32 and 16) end every tdpbusd, counted in their MACs.
+//   IsaPeakAmxB128* the 4-bit tile kernel's block of 128 K values on a 32 x 32 tile (eight
+//                   tdpbusd), step by step, every operand in L1 or in tiles: what each step beside
+//                   the tile unit's multiplies costs (sums stored, float steps, unpacking B), in
+//                   the kernel's order or sliced between the tdpbusd, so that the kernel reads
+//                   against its own ceiling.
 #include <immintrin.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kernels/amx/tile_config.h"
 
@@ -82,7 +88,309 @@ uint64_t Run(uint64_t iterations) {
   return iterations * 4 * (kMacsPerTdpbusd / 64 * kK) + static_cast<uint64_t>(sink[0] & 0);
 }
 
+// What a block of 128 K values does beside its eight tdpbusd, as qgemm_s8u4_32x32c8__amx runs it:
+// each row half's pair of sums zeroed before its multiplies and stored after the next half's are
+// issued, then the block's float steps (docs/semantics.md: a conversion, the scales' product, its
+// multiply and the add to y, per output) while the tile unit multiplies the next block.
+enum class BlockSteps {
+  kSumsStored,        // the sums stored, no float steps
+  kFloatSteps,        // the float steps, y loaded and stored every block (the kernel's order)
+  kFloatStepsY2,      // the same, y loaded and stored once for two blocks (two adds in turn)
+  kFloatInRegisters,  // the float steps' 256 operations a block on registers: no stores, no loads
+};
+
+constexpr size_t kBlockRows = 32, kBlockColumns = 32, kSumBuffers = 4;
+constexpr size_t kUnpackedHalfBytes = 128 / 4 * 64;  // 32 K quads of 16 columns
+
+struct alignas(64) BlockBuffers {
+  int32_t sums[kSumBuffers][kBlockRows][kBlockColumns];
+  float y[kBlockRows][kBlockColumns];
+  float a_scale[kBlockRows];
+  float b_scale[kBlockColumns];
+  int8_t rows[2][2 * kUnpackedHalfBytes];  // unpacked B tile rows, two blocks in flight
+};
+
+template <size_t kHalf>
+inline void StoreHalf(BlockBuffers& buf, size_t block) {
+  int32_t* sums = &buf.sums[block % kSumBuffers][kHalf * 16][0];
+  if constexpr (kHalf == 0) {
+    _tile_stored(0, sums, kBlockColumns * 4);
+    _tile_stored(1, sums + 16, kBlockColumns * 4);
+  } else {
+    _tile_stored(2, sums, kBlockColumns * 4);
+    _tile_stored(3, sums + 16, kBlockColumns * 4);
+  }
+}
+
+inline __m512 Product(const BlockBuffers& buf, size_t block, size_t r, size_t half, __m512 a, __m512 b) {
+  const __m512i s = _mm512_load_si512(&buf.sums[block % kSumBuffers][r][16 * half]);
+  return _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(a, b));
+}
+
+inline void FinishRows(BlockBuffers& buf, size_t block, size_t first_row, size_t rows) {
+  const __m512 b[2] = {_mm512_load_ps(buf.b_scale), _mm512_load_ps(buf.b_scale + 16)};
+  for (size_t r = first_row; r < first_row + rows; ++r) {
+    const __m512 a = _mm512_set1_ps(buf.a_scale[r]);
+    for (size_t half = 0; half < 2; ++half)
+      _mm512_store_ps(&buf.y[r][16 * half],
+                      _mm512_add_ps(_mm512_load_ps(&buf.y[r][16 * half]), Product(buf, block, r, half, a, b[half])));
+  }
+}
+
+inline void FinishBlock(BlockBuffers& buf, size_t block) { FinishRows(buf, block, 0, kBlockRows); }
+
+inline void FinishTwoBlocks(BlockBuffers& buf, size_t block) {
+  const __m512 b[2] = {_mm512_load_ps(buf.b_scale), _mm512_load_ps(buf.b_scale + 16)};
+  for (size_t r = 0; r < kBlockRows; ++r) {
+    const __m512 a = _mm512_set1_ps(buf.a_scale[r]);
+    for (size_t half = 0; half < 2; ++half) {
+      const __m512 y = _mm512_add_ps(_mm512_load_ps(&buf.y[r][16 * half]), Product(buf, block - 1, r, half, a, b[half]));
+      _mm512_store_ps(&buf.y[r][16 * half], _mm512_add_ps(y, Product(buf, block, r, half, a, b[half])));
+    }
+  }
+}
+
+// kSteps float steps (a conversion, two multiplies and an add on 16 outputs) into eight independent
+// sums, on sums and scales that an empty asm makes the compiler treat as new each step: the
+// formula's operations with no load or store (unrolled, so that every value stays in a register).
+struct RegisterSteps {
+  __m512i sums[4];
+  __m512 scales[4], y[8];
+};
+
+inline RegisterSteps StartSteps() {
+  RegisterSteps r;
+  for (size_t j = 0; j < 4; ++j) {
+    r.sums[j] = _mm512_set1_epi32(static_cast<int>(j * 1000 + 7));
+    r.scales[j] = _mm512_set1_ps(0.75f + static_cast<float>(j));
+  }
+  for (size_t j = 0; j < 8; ++j) r.y[j] = _mm512_setzero_ps();
+  return r;
+}
+
+template <size_t kSteps>
+__attribute__((always_inline)) inline void RunSteps(RegisterSteps& r, __m512 b) {
+#pragma GCC unroll 64
+  for (size_t i = 0; i < kSteps; ++i) {
+    const size_t j = i % 4;
+    asm("" : "+v"(r.sums[j]), "+v"(r.scales[j]));
+    r.y[i % 8] = _mm512_add_ps(r.y[i % 8], _mm512_mul_ps(_mm512_cvtepi32_ps(r.sums[j]), _mm512_mul_ps(r.scales[j], b)));
+  }
+}
+
+inline float StepsSink(const RegisterSteps& r) {
+  alignas(64) float lanes[16];
+  float sum = 0;
+  for (size_t j = 0; j < 8; ++j) {
+    _mm512_store_ps(lanes, r.y[j]);
+    sum += lanes[0];
+  }
+  return sum;
+}
+
+// 128 K values of 32 columns from their nibbles (2 KB in L1) into B tile rows, every zero point 8:
+// the kernel's GF(2) affine unpacking, two stores a 64-byte group half.
+inline void UnpackGroups(const uint8_t* nibbles, int8_t* rows, size_t first_group, size_t groups) {
+  const __m512i low_matrix = _mm512_set1_epi64(0x0102040808080808ll), high_matrix = _mm512_set1_epi64(0x1020408080808080ll);
+  for (size_t g = first_group; g < first_group + groups; ++g)
+    for (size_t half = 0; half < 2; ++half) {
+      const __m512i raw = _mm512_load_si512(nibbles + g * 128 + half * 64);
+      int8_t* row = rows + half * kUnpackedHalfBytes + 2 * g * 64;
+      _mm512_store_si512(row, _mm512_gf2p8affine_epi64_epi8(raw, low_matrix, 0xF8));
+      _mm512_store_si512(row + 64, _mm512_gf2p8affine_epi64_epi8(raw, high_matrix, 0xF8));
+    }
+}
+
+inline void UnpackBlock(const uint8_t* nibbles, int8_t* rows) { UnpackGroups(nibbles, rows, 0, 16); }
+
+// One row half's two chunks of 64 K values into its tile pair, from zero. With kUnpack the B tiles
+// are loaded from the unpacked rows and A from L1 as the kernel does; else all stay in tiles. (A
+// macro: GCC's tile intrinsics paste their tile numbers into the assembly.)
+#define CPUML_MULTIPLY_HALF(name, half, c0, c1, a_tile)                                  \
+  template <bool kUnpack>                                                                \
+  inline void name(const int8_t* rows, const uint8_t* a) {                               \
+    _tile_zero(c0);                                                                      \
+    _tile_zero(c1);                                                                      \
+    for (size_t chunk = 0; chunk < 2; ++chunk) {                                         \
+      if (kUnpack) {                                                                     \
+        _tile_loadd(6, rows + chunk * 16 * 64, 64);                                      \
+        _tile_loadd(7, rows + kUnpackedHalfBytes + chunk * 16 * 64, 64);                 \
+        _tile_loadd(a_tile, a + (half) * 16 * 128 + chunk * 64, 128);                    \
+      }                                                                                  \
+      _tile_dpbusd(c0, a_tile, 6);                                                       \
+      _tile_dpbusd(c1, a_tile, 7);                                                       \
+    }                                                                                    \
+  }
+CPUML_MULTIPLY_HALF(MultiplyHalf0, 0, 0, 1, 4)
+CPUML_MULTIPLY_HALF(MultiplyHalf1, 1, 2, 3, 5)
+#undef CPUML_MULTIPLY_HALF
+
+template <BlockSteps kSteps, bool kUnpack>
+uint64_t RunBlocks(uint64_t iterations) {
+  Configure();
+  BlockBuffers buf;
+  for (size_t i = 0; i < kBlockRows; ++i) buf.a_scale[i] = 0.5f + static_cast<float>(i) / 64;
+  for (size_t i = 0; i < kBlockColumns; ++i) buf.b_scale[i] = 0.25f + static_cast<float>(i) / 128;
+  memset(buf.y, 0, sizeof(buf.y));
+  memset(buf.rows, 0, sizeof(buf.rows));
+  _tile_loadd(4, g_a, 64);
+  _tile_loadd(5, g_a + 1024, 64);
+  _tile_loadd(6, g_b, 128);
+  _tile_loadd(7, g_b + 64, 128);
+  RegisterSteps steps = StartSteps();
+  const __m512 b = _mm512_set1_ps(1.5f);
+  const uint64_t blocks = iterations / 2;  // an iteration is a chunk of 64 K values
+  if (kUnpack) UnpackBlock(g_b, buf.rows[0]);
+  for (uint64_t c = 0; c < blocks; ++c) {
+    const int8_t* rows = buf.rows[c % 2];
+    if (kUnpack) UnpackBlock(g_b + (c % 4) * 2048, buf.rows[(c + 1) % 2]);
+    MultiplyHalf0<kUnpack>(rows, g_a);
+    if (kSteps != BlockSteps::kFloatInRegisters && c > 0) StoreHalf<1>(buf, c - 1);
+    MultiplyHalf1<kUnpack>(rows, g_a);
+    if (kSteps != BlockSteps::kFloatInRegisters) StoreHalf<0>(buf, c);
+    if (c == 0) continue;
+    if (kSteps == BlockSteps::kFloatSteps) FinishBlock(buf, c - 1);
+    if (kSteps == BlockSteps::kFloatStepsY2 && c % 2 == 0) FinishTwoBlocks(buf, c - 1);
+    if (kSteps == BlockSteps::kFloatInRegisters) RunSteps<kBlockRows * 2>(steps, b);
+  }
+  alignas(64) int32_t sink[16 * 16];
+  _tile_stored(0, sink, 64);
+  _tile_release();
+  const float sum = buf.y[0][0] + StepsSink(steps);
+  return blocks * 8 * kMacsPerTdpbusd + static_cast<uint64_t>(sink[0] & 0) + (sum == 1e30f ? 1 : 0);
+}
+
+// RunBlocks' kFloatSteps in the same order, but a block's work beside the tile unit cut into eight
+// slices, one after each tdpbusd: four rows of the previous block's float steps (rows 0-15 in the
+// first half's slices, whose sums were stored a block earlier; rows 16-31 after their pair is
+// stored) and, with kUnpack, two groups of the next block's unpacking.
+template <bool kUnpack>
+uint64_t RunSlicedBlocks(uint64_t iterations) {
+  Configure();
+  BlockBuffers buf;
+  for (size_t i = 0; i < kBlockRows; ++i) buf.a_scale[i] = 0.5f + static_cast<float>(i) / 64;
+  for (size_t i = 0; i < kBlockColumns; ++i) buf.b_scale[i] = 0.25f + static_cast<float>(i) / 128;
+  memset(buf.y, 0, sizeof(buf.y));
+  memset(buf.rows, 0, sizeof(buf.rows));
+  memset(buf.sums, 0, sizeof(buf.sums));  // the first block finishes a block of zeros, unbranched
+  _tile_loadd(4, g_a, 64);
+  _tile_loadd(5, g_a + 1024, 64);
+  _tile_loadd(6, g_b, 128);
+  _tile_loadd(7, g_b + 64, 128);
+  const uint64_t blocks = iterations / 2;
+  if (kUnpack) UnpackBlock(g_b, buf.rows[0]);
+  for (uint64_t c = 0; c < blocks; ++c) {
+    const int8_t* rows = buf.rows[c % 2];
+    int8_t* next = buf.rows[(c + 1) % 2];
+    const uint8_t* nibbles = g_b + (c % 4) * 2048;
+    auto slice = [&](size_t n) __attribute__((always_inline)) {
+      if (kUnpack) UnpackGroups(nibbles, next, 2 * n, 2);
+      FinishRows(buf, c + kSumBuffers - 1, 4 * n, 4);
+    };
+    _tile_zero(0);
+    _tile_zero(1);
+#pragma GCC unroll 2
+    for (size_t chunk = 0; chunk < 2; ++chunk) {
+      if (kUnpack) {
+        _tile_loadd(6, rows + chunk * 16 * 64, 64);
+        _tile_loadd(7, rows + kUnpackedHalfBytes + chunk * 16 * 64, 64);
+        _tile_loadd(4, g_a + chunk * 64, 128);
+      }
+      _tile_dpbusd(0, 4, 6);
+      slice(2 * chunk);
+      _tile_dpbusd(1, 4, 7);
+      slice(2 * chunk + 1);
+    }
+    StoreHalf<1>(buf, c + kSumBuffers - 1);
+    _tile_zero(2);
+    _tile_zero(3);
+#pragma GCC unroll 2
+    for (size_t chunk = 0; chunk < 2; ++chunk) {
+      if (kUnpack) {
+        _tile_loadd(6, rows + chunk * 16 * 64, 64);
+        _tile_loadd(7, rows + kUnpackedHalfBytes + chunk * 16 * 64, 64);
+        _tile_loadd(5, g_a + 16 * 128 + chunk * 64, 128);
+      }
+      _tile_dpbusd(2, 5, 6);
+      slice(4 + 2 * chunk);
+      _tile_dpbusd(3, 5, 7);
+      slice(5 + 2 * chunk);
+    }
+    StoreHalf<0>(buf, c);
+  }
+  alignas(64) int32_t sink[16 * 16];
+  _tile_stored(0, sink, 64);
+  _tile_release();
+  return blocks * 8 * kMacsPerTdpbusd + static_cast<uint64_t>(sink[0] & 0) + (buf.y[0][0] == 1e30f ? 1 : 0);
+}
+
+// Eight tdpbusd a block of 128 K values with operands in tiles (each row half's pair zeroed first),
+// and kSteps float steps on registers a block, in kSlices slices after the block's tdpbusd (1:
+// all after the eighth; 8: one slice after each): whether the vector units' work overlaps the tile
+// unit's at all, and whether its order in the instruction stream decides it.
+template <size_t kSteps, size_t kSlices>
+uint64_t RunRegisterSteps(uint64_t iterations) {
+  Configure();
+  _tile_loadd(4, g_a, 64);
+  _tile_loadd(5, g_a + 1024, 64);
+  _tile_loadd(6, g_b, 128);
+  _tile_loadd(7, g_b + 64, 128);
+  RegisterSteps steps = StartSteps();
+  const __m512 b = _mm512_set1_ps(1.5f);
+  // Slices after the tdpbusd numbered 1..8 of a block: all after the eighth, or one after each.
+  constexpr size_t kSliceSteps = kSteps / kSlices;
+#define CPUML_SLICE_AFTER(n) \
+  if ((n) % (8 / kSlices) == 0) RunSteps<kSliceSteps>(steps, b);
+  const uint64_t blocks = iterations / 2;
+  for (uint64_t c = 0; c < blocks; ++c) {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_dpbusd(0, 4, 6);
+    CPUML_SLICE_AFTER(1)
+    _tile_dpbusd(1, 4, 7);
+    CPUML_SLICE_AFTER(2)
+    _tile_dpbusd(0, 4, 6);
+    CPUML_SLICE_AFTER(3)
+    _tile_dpbusd(1, 4, 7);
+    CPUML_SLICE_AFTER(4)
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_dpbusd(2, 5, 6);
+    CPUML_SLICE_AFTER(5)
+    _tile_dpbusd(3, 5, 7);
+    CPUML_SLICE_AFTER(6)
+    _tile_dpbusd(2, 5, 6);
+    CPUML_SLICE_AFTER(7)
+    _tile_dpbusd(3, 5, 7);
+    CPUML_SLICE_AFTER(8)
+  }
+#undef CPUML_SLICE_AFTER
+  alignas(64) int32_t sink[16 * 16];
+  _tile_stored(0, sink, 64);
+  _tile_release();
+  const float sum = StepsSink(steps);
+  return blocks * 8 * kMacsPerTdpbusd + static_cast<uint64_t>(sink[0] & 0) + (sum == 1e30f ? 1 : 0);
+}
+
 }  // namespace
+
+uint64_t IsaPeakAmxB128RegistersSliced(uint64_t iterations) { return RunRegisterSteps<64, 8>(iterations); }
+uint64_t IsaPeakAmxB128HalfRegisters(uint64_t iterations) { return RunRegisterSteps<32, 1>(iterations); }
+uint64_t IsaPeakAmxB128HalfRegistersSliced(uint64_t iterations) { return RunRegisterSteps<32, 8>(iterations); }
+uint64_t IsaPeakAmxB128QuarterRegistersSliced(uint64_t iterations) { return RunRegisterSteps<16, 8>(iterations); }
+uint64_t IsaPeakAmxB128FloatStepsSliced(uint64_t iterations) { return RunSlicedBlocks<false>(iterations); }
+uint64_t IsaPeakAmxB128UnpackedSliced(uint64_t iterations) { return RunSlicedBlocks<true>(iterations); }
+uint64_t IsaPeakAmxB128SumsStored(uint64_t iterations) { return RunBlocks<BlockSteps::kSumsStored, false>(iterations); }
+uint64_t IsaPeakAmxB128FloatSteps(uint64_t iterations) { return RunBlocks<BlockSteps::kFloatSteps, false>(iterations); }
+uint64_t IsaPeakAmxB128FloatStepsY2(uint64_t iterations) {
+  return RunBlocks<BlockSteps::kFloatStepsY2, false>(iterations);
+}
+uint64_t IsaPeakAmxB128FloatInRegisters(uint64_t iterations) {
+  return RunBlocks<BlockSteps::kFloatInRegisters, false>(iterations);
+}
+uint64_t IsaPeakAmxB128Unpacked(uint64_t iterations) { return RunBlocks<BlockSteps::kFloatSteps, true>(iterations); }
+uint64_t IsaPeakAmxB128UnpackedY2(uint64_t iterations) { return RunBlocks<BlockSteps::kFloatStepsY2, true>(iterations); }
+uint64_t IsaPeakAmxB128UnpackedOnly(uint64_t iterations) { return RunBlocks<BlockSteps::kSumsStored, true>(iterations); }
 
 uint64_t IsaPeakAmx(uint64_t iterations) { return Run<kL1Bytes, false>(iterations); }
 uint64_t IsaPeakAmxL1(uint64_t iterations) { return Run<kL1Bytes, true>(iterations); }
