@@ -42,6 +42,14 @@ void Configure() {
   (void)filled;
 }
 
+// The operand tiles of the register-only probes (and the first of the others).
+inline void LoadOperandTiles() {
+  _tile_loadd(4, g_a, 64);
+  _tile_loadd(5, g_a + 1024, 64);
+  _tile_loadd(6, g_b, 128);
+  _tile_loadd(7, g_b + 64, 128);
+}
+
 // The A tiles' rows of kK bytes and the B tiles' kK / 4 K quads: kK K values a tdpbusd.
 template <size_t kK>
 constexpr cpuml::amx::TileConfig ShortKConfig() {
@@ -63,10 +71,7 @@ uint64_t Run(uint64_t iterations) {
   _tile_zero(1);
   _tile_zero(2);
   _tile_zero(3);
-  _tile_loadd(4, g_a, 64);
-  _tile_loadd(5, g_a + 1024, 64);
-  _tile_loadd(6, g_b, 128);
-  _tile_loadd(7, g_b + 64, 128);
+  LoadOperandTiles();
   size_t a = 0, b = 0;
   for (uint64_t i = 0; i < iterations; ++i) {
     if (kLoad) {
@@ -109,6 +114,14 @@ struct alignas(64) BlockBuffers {
   float b_scale[kBlockColumns];
   int8_t rows[2][2 * kUnpackedHalfBytes];  // unpacked B tile rows, two blocks in flight
 };
+
+inline void StartBuffers(BlockBuffers& buf) {
+  for (size_t i = 0; i < kBlockRows; ++i) buf.a_scale[i] = 0.5f + static_cast<float>(i) / 64;
+  for (size_t i = 0; i < kBlockColumns; ++i) buf.b_scale[i] = 0.25f + static_cast<float>(i) / 128;
+  memset(buf.y, 0, sizeof(buf.y));
+  memset(buf.rows, 0, sizeof(buf.rows));
+  memset(buf.sums, 0, sizeof(buf.sums));
+}
 
 template <size_t kHalf>
 inline void StoreHalf(BlockBuffers& buf, size_t block) {
@@ -203,23 +216,30 @@ inline void UnpackGroups(const uint8_t* nibbles, int8_t* rows, size_t first_grou
 
 inline void UnpackBlock(const uint8_t* nibbles, int8_t* rows) { UnpackGroups(nibbles, rows, 0, 16); }
 
-// One row half's two chunks of 64 K values into its tile pair, from zero. With kUnpack the B tiles
-// are loaded from the unpacked rows and A from L1 as the kernel does; else all stay in tiles. (A
-// macro: GCC's tile intrinsics paste their tile numbers into the assembly.)
-#define CPUML_MULTIPLY_HALF(name, half, c0, c1, a_tile)                                  \
-  template <bool kUnpack>                                                                \
-  inline void name(const int8_t* rows, const uint8_t* a) {                               \
-    _tile_zero(c0);                                                                      \
-    _tile_zero(c1);                                                                      \
-    for (size_t chunk = 0; chunk < 2; ++chunk) {                                         \
-      if (kUnpack) {                                                                     \
-        _tile_loadd(6, rows + chunk * 16 * 64, 64);                                      \
-        _tile_loadd(7, rows + kUnpackedHalfBytes + chunk * 16 * 64, 64);                 \
-        _tile_loadd(a_tile, a + (half) * 16 * 128 + chunk * 64, 128);                    \
-      }                                                                                  \
-      _tile_dpbusd(c0, a_tile, 6);                                                       \
-      _tile_dpbusd(c1, a_tile, 7);                                                       \
-    }                                                                                    \
+// One row half's two chunks of 64 K values into its tile pair, from zero, calling after(i) after
+// its i-th tdpbusd. With kUnpack the B tiles are loaded from the unpacked rows and A from L1 as the
+// kernel does; else all stay in tiles. (A macro: GCC's tile intrinsics paste their tile numbers
+// into the assembly.)
+struct NothingAfter {
+  void operator()(size_t) const {}
+};
+#define CPUML_MULTIPLY_HALF(name, half, c0, c1, a_tile)                                 \
+  template <bool kUnpack, typename After = NothingAfter>                                \
+  __attribute__((always_inline)) inline void name(const int8_t* rows, const uint8_t* a, \
+                                                 After&& after = After{}) {             \
+    _tile_zero(c0);                                                                     \
+    _tile_zero(c1);                                                                     \
+    _Pragma("GCC unroll 2") for (size_t chunk = 0; chunk < 2; ++chunk) {                \
+      if (kUnpack) {                                                                    \
+        _tile_loadd(6, rows + chunk * 16 * 64, 64);                                     \
+        _tile_loadd(7, rows + kUnpackedHalfBytes + chunk * 16 * 64, 64);                \
+        _tile_loadd(a_tile, a + (half) * 16 * 128 + chunk * 64, 128);                   \
+      }                                                                                 \
+      _tile_dpbusd(c0, a_tile, 6);                                                      \
+      after(2 * chunk);                                                                 \
+      _tile_dpbusd(c1, a_tile, 7);                                                      \
+      after(2 * chunk + 1);                                                             \
+    }                                                                                   \
   }
 CPUML_MULTIPLY_HALF(MultiplyHalf0, 0, 0, 1, 4)
 CPUML_MULTIPLY_HALF(MultiplyHalf1, 1, 2, 3, 5)
@@ -229,14 +249,8 @@ template <BlockSteps kSteps, bool kUnpack>
 uint64_t RunBlocks(uint64_t iterations) {
   Configure();
   BlockBuffers buf;
-  for (size_t i = 0; i < kBlockRows; ++i) buf.a_scale[i] = 0.5f + static_cast<float>(i) / 64;
-  for (size_t i = 0; i < kBlockColumns; ++i) buf.b_scale[i] = 0.25f + static_cast<float>(i) / 128;
-  memset(buf.y, 0, sizeof(buf.y));
-  memset(buf.rows, 0, sizeof(buf.rows));
-  _tile_loadd(4, g_a, 64);
-  _tile_loadd(5, g_a + 1024, 64);
-  _tile_loadd(6, g_b, 128);
-  _tile_loadd(7, g_b + 64, 128);
+  StartBuffers(buf);
+  LoadOperandTiles();
   RegisterSteps steps = StartSteps();
   const __m512 b = _mm512_set1_ps(1.5f);
   const uint64_t blocks = iterations / 2;  // an iteration is a chunk of 64 K values
@@ -268,15 +282,8 @@ template <bool kUnpack>
 uint64_t RunSlicedBlocks(uint64_t iterations) {
   Configure();
   BlockBuffers buf;
-  for (size_t i = 0; i < kBlockRows; ++i) buf.a_scale[i] = 0.5f + static_cast<float>(i) / 64;
-  for (size_t i = 0; i < kBlockColumns; ++i) buf.b_scale[i] = 0.25f + static_cast<float>(i) / 128;
-  memset(buf.y, 0, sizeof(buf.y));
-  memset(buf.rows, 0, sizeof(buf.rows));
-  memset(buf.sums, 0, sizeof(buf.sums));  // the first block finishes a block of zeros, unbranched
-  _tile_loadd(4, g_a, 64);
-  _tile_loadd(5, g_a + 1024, 64);
-  _tile_loadd(6, g_b, 128);
-  _tile_loadd(7, g_b + 64, 128);
+  StartBuffers(buf);  // the first block finishes a block of zeros, unbranched
+  LoadOperandTiles();
   const uint64_t blocks = iterations / 2;
   if (kUnpack) UnpackBlock(g_b, buf.rows[0]);
   for (uint64_t c = 0; c < blocks; ++c) {
@@ -287,35 +294,9 @@ uint64_t RunSlicedBlocks(uint64_t iterations) {
       if (kUnpack) UnpackGroups(nibbles, next, 2 * n, 2);
       FinishRows(buf, c + kSumBuffers - 1, 4 * n, 4);
     };
-    _tile_zero(0);
-    _tile_zero(1);
-#pragma GCC unroll 2
-    for (size_t chunk = 0; chunk < 2; ++chunk) {
-      if (kUnpack) {
-        _tile_loadd(6, rows + chunk * 16 * 64, 64);
-        _tile_loadd(7, rows + kUnpackedHalfBytes + chunk * 16 * 64, 64);
-        _tile_loadd(4, g_a + chunk * 64, 128);
-      }
-      _tile_dpbusd(0, 4, 6);
-      slice(2 * chunk);
-      _tile_dpbusd(1, 4, 7);
-      slice(2 * chunk + 1);
-    }
+    MultiplyHalf0<kUnpack>(rows, g_a, [&](size_t i) __attribute__((always_inline)) { slice(i); });
     StoreHalf<1>(buf, c + kSumBuffers - 1);
-    _tile_zero(2);
-    _tile_zero(3);
-#pragma GCC unroll 2
-    for (size_t chunk = 0; chunk < 2; ++chunk) {
-      if (kUnpack) {
-        _tile_loadd(6, rows + chunk * 16 * 64, 64);
-        _tile_loadd(7, rows + kUnpackedHalfBytes + chunk * 16 * 64, 64);
-        _tile_loadd(5, g_a + 16 * 128 + chunk * 64, 128);
-      }
-      _tile_dpbusd(2, 5, 6);
-      slice(4 + 2 * chunk);
-      _tile_dpbusd(3, 5, 7);
-      slice(5 + 2 * chunk);
-    }
+    MultiplyHalf1<kUnpack>(rows, g_a, [&](size_t i) __attribute__((always_inline)) { slice(4 + i); });
     StoreHalf<0>(buf, c);
   }
   alignas(64) int32_t sink[16 * 16];
@@ -331,40 +312,20 @@ uint64_t RunSlicedBlocks(uint64_t iterations) {
 template <size_t kSteps, size_t kSlices>
 uint64_t RunRegisterSteps(uint64_t iterations) {
   Configure();
-  _tile_loadd(4, g_a, 64);
-  _tile_loadd(5, g_a + 1024, 64);
-  _tile_loadd(6, g_b, 128);
-  _tile_loadd(7, g_b + 64, 128);
+  LoadOperandTiles();
   RegisterSteps steps = StartSteps();
   const __m512 b = _mm512_set1_ps(1.5f);
   // Slices after the tdpbusd numbered 1..8 of a block: all after the eighth, or one after each.
-  constexpr size_t kSliceSteps = kSteps / kSlices;
-#define CPUML_SLICE_AFTER(n) \
-  if ((n) % (8 / kSlices) == 0) RunSteps<kSliceSteps>(steps, b);
+  constexpr size_t kSliceSteps = kSteps / kSlices, kEvery = 8 / kSlices;
   const uint64_t blocks = iterations / 2;
   for (uint64_t c = 0; c < blocks; ++c) {
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_dpbusd(0, 4, 6);
-    CPUML_SLICE_AFTER(1)
-    _tile_dpbusd(1, 4, 7);
-    CPUML_SLICE_AFTER(2)
-    _tile_dpbusd(0, 4, 6);
-    CPUML_SLICE_AFTER(3)
-    _tile_dpbusd(1, 4, 7);
-    CPUML_SLICE_AFTER(4)
-    _tile_zero(2);
-    _tile_zero(3);
-    _tile_dpbusd(2, 5, 6);
-    CPUML_SLICE_AFTER(5)
-    _tile_dpbusd(3, 5, 7);
-    CPUML_SLICE_AFTER(6)
-    _tile_dpbusd(2, 5, 6);
-    CPUML_SLICE_AFTER(7)
-    _tile_dpbusd(3, 5, 7);
-    CPUML_SLICE_AFTER(8)
+    MultiplyHalf0<false>(nullptr, nullptr, [&](size_t i) __attribute__((always_inline)) {
+      if ((i + 1) % kEvery == 0) RunSteps<kSliceSteps>(steps, b);
+    });
+    MultiplyHalf1<false>(nullptr, nullptr, [&](size_t i) __attribute__((always_inline)) {
+      if ((4 + i + 1) % kEvery == 0) RunSteps<kSliceSteps>(steps, b);
+    });
   }
-#undef CPUML_SLICE_AFTER
   alignas(64) int32_t sink[16 * 16];
   _tile_stored(0, sink, 64);
   _tile_release();
