@@ -101,18 +101,27 @@ uint64_t IsaPeakAvx2Maddubs(uint64_t iterations) {
 
 namespace cpuml_bench {
 
+namespace {  // this file's own AVX2 code: no other file may link to it
+
 // Reads `bytes` (a multiple of 256) with 32-byte loads into four independent OR chains; with
-// `prefetch` each line is also requested into L2 8 KB ahead (a prefetch past the end is harmless).
-uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes, bool prefetch) {
+// kPrefetch each line is also requested into L2 8 KB ahead (a prefetch past the end is harmless).
+template <bool kPrefetch>
+uint64_t ReadLines(const uint8_t* data, size_t bytes) {
   __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
   for (size_t i = 0; i < bytes; i += 256) {
-    if (prefetch)
+    if (kPrefetch)
       for (int u = 0; u < 4; ++u) _mm_prefetch(reinterpret_cast<const char*>(data + i + 64 * u + 8192), _MM_HINT_T1);
     for (int u = 0; u < 8; ++u)
       acc[u % 4] = _mm256_or_si256(acc[u % 4], _mm256_load_si256(reinterpret_cast<const __m256i*>(data + i + 32 * u)));
   }
   const __m256i all = _mm256_or_si256(_mm256_or_si256(acc[0], acc[1]), _mm256_or_si256(acc[2], acc[3]));
   return static_cast<uint64_t>(_mm256_extract_epi64(all, 0) | _mm256_extract_epi64(all, 3));
+}
+
+}  // namespace
+
+uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes, bool prefetch) {
+  return prefetch ? ReadLines<true>(data, bytes) : ReadLines<false>(data, bytes);
 }
 
 }  // namespace cpuml_bench

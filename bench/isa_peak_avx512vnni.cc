@@ -165,22 +165,27 @@ uint64_t IsaPeakAvx512Vnni(uint64_t iterations) {
 
 namespace cpuml_bench {
 
+namespace {  // this file's own AVX-512 code: no other file may link to it
+
 // Reads `bytes` (a multiple of 256) with 64-byte loads into four independent OR chains; with
-// `prefetch` each line is also requested into L2 8 KB ahead (a prefetch past the end is harmless).
-uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes, bool prefetch) {
+// kPrefetch each line is also requested into L2 8 KB ahead (a prefetch past the end is harmless).
+template <bool kPrefetch>
+uint64_t ReadLines(const uint8_t* data, size_t bytes) {
   __m512i acc[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
-  if (prefetch)
-    for (size_t i = 0; i < bytes; i += 256)
-      for (int u = 0; u < 4; ++u) {
-        _mm_prefetch(reinterpret_cast<const char*>(data + i + 64 * u + 8192), _MM_HINT_T1);
-        acc[u] = _mm512_or_si512(acc[u], _mm512_load_si512(data + i + 64 * u));
-      }
-  else
-    for (size_t i = 0; i < bytes; i += 256)
-      for (int u = 0; u < 4; ++u) acc[u] = _mm512_or_si512(acc[u], _mm512_load_si512(data + i + 64 * u));
+  for (size_t i = 0; i < bytes; i += 256)
+    for (int u = 0; u < 4; ++u) {
+      if (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(data + i + 64 * u + 8192), _MM_HINT_T1);
+      acc[u] = _mm512_or_si512(acc[u], _mm512_load_si512(data + i + 64 * u));
+    }
   alignas(64) uint64_t lanes[8];
   _mm512_store_si512(lanes, _mm512_or_si512(_mm512_or_si512(acc[0], acc[1]), _mm512_or_si512(acc[2], acc[3])));
   return lanes[0] | lanes[7];
+}
+
+}  // namespace
+
+uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes, bool prefetch) {
+  return prefetch ? ReadLines<true>(data, bytes) : ReadLines<false>(data, bytes);
 }
 
 }  // namespace cpuml_bench
