@@ -5,7 +5,11 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include <algorithm>
 #include <memory>
@@ -29,12 +33,39 @@ namespace {
 // library, so an engine (or a test) that replaces it sees all of cpuml's memory.
 constexpr std::align_val_t kWorkspaceAlignment{64};
 struct AlignedDeleter {
-  void operator()(uint8_t* p) const { ::operator delete(p, kWorkspaceAlignment); }
+  std::align_val_t alignment = kWorkspaceAlignment;
+  void operator()(uint8_t* p) const { ::operator delete(p, alignment); }
 };
 using Buffer = std::unique_ptr<uint8_t, AlignedDeleter>;
 
+// Workspaces of 2 MiB and more start on a 2 MiB boundary, and their whole 2 MiB pages are advised
+// into Linux's transparent huge pages (the kernel's default mode, "madvise", backs them with 4 KiB
+// pages otherwise). Decode reads its packed weights from memory once a token, and one core's
+// reads over 4 KiB pages lose to the page walks and to the hardware prefetchers stopping at every
+// page (docs/benchmarks.md, huge pages). Only whole pages inside the buffer are advised, so no
+// byte past it changes; the advice is dropped where the kernel refuses it. CPUML_HUGE_PAGES=0 in
+// the environment turns it off.
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+bool HugePagesFromEnvironment() {
+  const char* env = getenv("CPUML_HUGE_PAGES");
+  return env == nullptr || strcmp(env, "0") != 0;
+}
+#endif
+
 Buffer Allocate(size_t bytes) {
-  return Buffer(static_cast<uint8_t*>(::operator new(std::max<size_t>(bytes, 64), kWorkspaceAlignment)));
+  bytes = std::max<size_t>(bytes, 64);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  static const bool huge_pages = HugePagesFromEnvironment();
+  if (huge_pages && bytes >= kHugePageBytes) {
+    constexpr std::align_val_t kHugePageAlignment{kHugePageBytes};
+    Buffer buffer(static_cast<uint8_t*>(::operator new(bytes, kHugePageAlignment)), AlignedDeleter{kHugePageAlignment});
+    madvise(buffer.get(), bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);
+    return buffer;
+  }
+#endif
+  return Buffer(static_cast<uint8_t*>(::operator new(bytes, kWorkspaceAlignment)));
 }
 
 // The FLOAT16 bits of f where f is a normal FLOAT16 number or zero, else -1. (FLOAT16 subnormals

@@ -4,6 +4,7 @@
 // the global operator new (aligned or not), which this binary replaces with a counting one.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <atomic>
 #include <functional>
@@ -22,10 +23,14 @@ namespace {
 std::atomic<bool> g_counting{false};
 std::atomic<long> g_allocations{0};
 std::atomic<long> g_fail_at{-1};  // index of the allocation to refuse while counting; -1: none
+std::atomic<size_t> g_largest_alignment{0};  // the largest alignment asked for while counting
 
 void* Allocate(size_t bytes, size_t alignment) {
   if (g_counting.load()) {
     const long index = g_allocations.fetch_add(1);
+    size_t largest = g_largest_alignment.load();
+    while (alignment > largest && !g_largest_alignment.compare_exchange_weak(largest, alignment)) {
+    }
     if (index == g_fail_at.load()) return nullptr;
   }
   if (bytes == 0) bytes = 1;
@@ -218,6 +223,47 @@ TEST(AllocationFailure, Int4BlockwiseCreateInitializeExecute) {
   EXPECT_EQ(made, 0) << "a second execute allocated";
   memcpy(problem.buffer(QProblem::kOut).data(), original.data(), original.size());
   ASSERT_EQ(cpuml_execute_operator(op, exec.data(), count, &out, 1, nullptr), CPUML_STATUS_SUCCESS);
+  EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), problem.Expected());
+  cpuml_destroy_operator(op);
+}
+
+// Packed weights of 2 MiB and more: on Linux the library asks operator new for 2 MiB alignment
+// (whole pages it advises into huge pages, unless CPUML_HUGE_PAGES=0), still through the
+// replaceable operator, and each such allocation fails as cleanly as the small ones.
+TEST(AllocationFailure, WeightsOfHugePagesThroughOperatorNew) {
+  QConfig c;
+  c.m = 3;
+  c.k = 1024;
+  c.n = 2100;  // packed B past 2 MiB on every tier
+  c.b_owned = true;
+  c.scales_owned = true;
+  c.b_transposed = true;
+  QProblem problem(c);
+  const auto desc = problem.OperatorDesc();
+  const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
+  const std::vector<uint8_t> original = problem.buffer(QProblem::kOut).Bytes();
+  auto untouched = [&] { return problem.buffer(QProblem::kOut).Bytes() == original; };
+  cpuml_operator* op = nullptr;
+  ASSERT_EQ(cpuml_create_operator(&op_desc, &op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
+  const auto init = problem.Inputs(false);
+  g_largest_alignment = 0;
+  FailEachAllocation(
+      "initialize (2 MiB of packed B)", [&] { return cpuml_initialize_operator(op, init.data(), 8); },
+      [&] {
+        cpuml_destroy_operator(op);
+        ASSERT_EQ(cpuml_create_operator(&op_desc, &op), CPUML_STATUS_SUCCESS);
+      },
+      untouched);
+#if defined(__linux__)
+  const char* env = getenv("CPUML_HUGE_PAGES");
+  if (env == nullptr || strcmp(env, "0") != 0) {
+    EXPECT_EQ(g_largest_alignment.load(), size_t{2} << 20) << "packed B was not asked for on 2 MiB pages";
+  }
+#endif
+  const auto exec = problem.Inputs(true);
+  const CPUML_BUFFER_BINDING out = problem.buffer(QProblem::kOut).Binding();
+  ASSERT_EQ(cpuml_execute_operator(op, exec.data(), 8, &out, 1, nullptr), CPUML_STATUS_SUCCESS)
+      << cpuml_last_error_message();
   EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), problem.Expected());
   cpuml_destroy_operator(op);
 }
