@@ -101,21 +101,41 @@ void FailEachAllocation(const char* stage, const std::function<cpuml_status()>& 
   ASSERT_EQ(Counted(-1, call, &made), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
 }
 
+// Initialize with each of its allocations refused in turn, a fresh operator (from `create`) before
+// each try, so no state of a failed initialize carries over.
+void FailEachInitializeAllocation(const char* stage, cpuml_operator*& op,
+                                  const std::function<cpuml_status(cpuml_operator**)>& create,
+                                  const std::vector<CPUML_BUFFER_BINDING>& init,
+                                  const std::function<bool()>& untouched) {
+  FailEachAllocation(
+      stage, [&] { return cpuml_initialize_operator(op, init.data(), static_cast<uint32_t>(init.size())); },
+      [&] {
+        cpuml_destroy_operator(op);
+        ASSERT_EQ(create(&op), CPUML_STATUS_SUCCESS);
+      },
+      untouched);
+}
+
 // On the dispatched tier, and on avx2 with a 7-bit B, where create plans a second kernel and
-// initialize picks it.
+// initialize picks it. And with packed B (owned) or scratch (B packed per call) past 2 MiB: on
+// Linux the library asks operator new for 2 MiB alignment there (whole pages it advises into huge
+// pages, unless CPUML_HUGE_PAGES=0), still through the replaceable operator, and such an
+// allocation fails as cleanly as the small ones.
 TEST(AllocationFailure, QuantizedMatMulCreateInitializeExecute) {
   const cpuml_isa previous_cap = cpuml_get_max_isa();
-  for (bool seven_bit_on_avx2 : {false, true})
+  enum class Case { kDispatched, kSevenBitOnAvx2, kLargeB };
+  for (Case problem_case : {Case::kDispatched, Case::kSevenBitOnAvx2, Case::kLargeB})
   for (bool b_owned : {true, false}) {
+    const bool seven_bit_on_avx2 = problem_case == Case::kSevenBitOnAvx2, large_b = problem_case == Case::kLargeB;
     if (seven_bit_on_avx2) {
       if (!cpuml_is_isa_supported(CPUML_ISA_AVX2)) continue;
       ASSERT_EQ(cpuml_set_max_isa(CPUML_ISA_AVX2), CPUML_STATUS_SUCCESS);
     }
-    SCOPED_TRACE(seven_bit_on_avx2 ? "avx2, 7-bit B" : "dispatched tier");
+    SCOPED_TRACE(seven_bit_on_avx2 ? "avx2, 7-bit B" : large_b ? "dispatched tier, B past 2 MiB" : "dispatched tier");
     QConfig c;
-    c.m = 19;
-    c.k = 40;
-    c.n = 45;
+    c.m = large_b ? 3 : 19;
+    c.k = large_b ? 1024 : 40;
+    c.n = large_b ? 2100 : 45;  // 1024 x 2100: packed past 2 MiB on every tier
     c.a_batch = {2, 1};
     c.data = seven_bit_on_avx2 ? Data::kSevenBitB : Data::kRandom;
     c.b_owned = b_owned;
@@ -128,6 +148,7 @@ TEST(AllocationFailure, QuantizedMatMulCreateInitializeExecute) {
     auto untouched = [&] { return problem.buffer(QProblem::kOut).Bytes() == original; };
 
     cpuml_operator* op = nullptr;
+    g_largest_alignment = 0;
     FailEachAllocation(
         b_owned ? "create (owned B)" : "create", [&] { return cpuml_create_operator(&op_desc, &op); },
         [&] {
@@ -138,14 +159,9 @@ TEST(AllocationFailure, QuantizedMatMulCreateInitializeExecute) {
     ASSERT_NE(op, nullptr);
     const auto init = problem.Inputs(false);
     if (b_owned) {
-      // A fresh operator before each try, so no state of a failed initialize carries over.
-      FailEachAllocation(
-          "initialize (owned B and scales)", [&] { return cpuml_initialize_operator(op, init.data(), 8); },
-          [&] {
-            cpuml_destroy_operator(op);
-            ASSERT_EQ(cpuml_create_operator(&op_desc, &op), CPUML_STATUS_SUCCESS);
-          },
-          untouched);
+      FailEachInitializeAllocation(
+          "initialize (owned B and scales)", op, [&](cpuml_operator** o) { return cpuml_create_operator(&op_desc, o); },
+          init, untouched);
     } else {
       // Nothing owned: initialize allocates nothing and cannot run out of memory.
       long made = -1;
@@ -176,6 +192,12 @@ TEST(AllocationFailure, QuantizedMatMulCreateInitializeExecute) {
     EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), problem.Expected());
     cpuml_destroy_operator(op);
     ASSERT_EQ(cpuml_set_max_isa(previous_cap), CPUML_STATUS_SUCCESS);
+#if defined(__linux__)
+    const char* huge_pages = getenv("CPUML_HUGE_PAGES");
+    if (large_b && (huge_pages == nullptr || strcmp(huge_pages, "0") != 0)) {
+      EXPECT_EQ(g_largest_alignment.load(), size_t{2} << 20) << "no workspace asked for on 2 MiB pages";
+    }
+#endif
   }
 }
 
@@ -206,12 +228,8 @@ TEST(AllocationFailure, Int4BlockwiseCreateInitializeExecute) {
       [&] { return op == nullptr; });
   const auto init = problem.Inputs(false);
   const uint32_t count = static_cast<uint32_t>(init.size());
-  FailEachAllocation(
-      "initialize (4-bit B, blockwise scales)", [&] { return cpuml_initialize_operator(op, init.data(), count); },
-      [&] {
-        cpuml_destroy_operator(op);
-        ASSERT_EQ(problem.Create(&op), CPUML_STATUS_SUCCESS);
-      },
+  FailEachInitializeAllocation(
+      "initialize (4-bit B, blockwise scales)", op, [&](cpuml_operator** o) { return problem.Create(o); }, init,
       untouched);
   const auto exec = problem.Inputs(true);
   const CPUML_BUFFER_BINDING out = problem.buffer(QProblem::kOut).Binding();
@@ -223,47 +241,6 @@ TEST(AllocationFailure, Int4BlockwiseCreateInitializeExecute) {
   EXPECT_EQ(made, 0) << "a second execute allocated";
   memcpy(problem.buffer(QProblem::kOut).data(), original.data(), original.size());
   ASSERT_EQ(cpuml_execute_operator(op, exec.data(), count, &out, 1, nullptr), CPUML_STATUS_SUCCESS);
-  EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), problem.Expected());
-  cpuml_destroy_operator(op);
-}
-
-// Packed weights of 2 MiB and more: on Linux the library asks operator new for 2 MiB alignment
-// (whole pages it advises into huge pages, unless CPUML_HUGE_PAGES=0), still through the
-// replaceable operator, and each such allocation fails as cleanly as the small ones.
-TEST(AllocationFailure, WeightsOfHugePagesThroughOperatorNew) {
-  QConfig c;
-  c.m = 3;
-  c.k = 1024;
-  c.n = 2100;  // packed B past 2 MiB on every tier
-  c.b_owned = true;
-  c.scales_owned = true;
-  c.b_transposed = true;
-  QProblem problem(c);
-  const auto desc = problem.OperatorDesc();
-  const CPUML_OPERATOR_DESC op_desc{CPUML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY, &desc};
-  const std::vector<uint8_t> original = problem.buffer(QProblem::kOut).Bytes();
-  auto untouched = [&] { return problem.buffer(QProblem::kOut).Bytes() == original; };
-  cpuml_operator* op = nullptr;
-  ASSERT_EQ(cpuml_create_operator(&op_desc, &op), CPUML_STATUS_SUCCESS) << cpuml_last_error_message();
-  const auto init = problem.Inputs(false);
-  g_largest_alignment = 0;
-  FailEachAllocation(
-      "initialize (2 MiB of packed B)", [&] { return cpuml_initialize_operator(op, init.data(), 8); },
-      [&] {
-        cpuml_destroy_operator(op);
-        ASSERT_EQ(cpuml_create_operator(&op_desc, &op), CPUML_STATUS_SUCCESS);
-      },
-      untouched);
-#if defined(__linux__)
-  const char* env = getenv("CPUML_HUGE_PAGES");
-  if (env == nullptr || strcmp(env, "0") != 0) {
-    EXPECT_EQ(g_largest_alignment.load(), size_t{2} << 20) << "packed B was not asked for on 2 MiB pages";
-  }
-#endif
-  const auto exec = problem.Inputs(true);
-  const CPUML_BUFFER_BINDING out = problem.buffer(QProblem::kOut).Binding();
-  ASSERT_EQ(cpuml_execute_operator(op, exec.data(), 8, &out, 1, nullptr), CPUML_STATUS_SUCCESS)
-      << cpuml_last_error_message();
   EXPECT_EQ(problem.buffer(QProblem::kOut).Bytes(), problem.Expected());
   cpuml_destroy_operator(op);
 }
