@@ -13,7 +13,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,6 +23,7 @@
 #include "bench/gops.h"
 #include "bench/isa_peak.h"
 #include "kernels/registry.h"
+#include "src/workspace.h"
 
 namespace cpuml_bench {
 namespace {
@@ -86,13 +86,9 @@ void BM_IsaPeakThreads(benchmark::State& state, IsaPeakProbe probe, int threads)
 
 void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads, bool l2_prefetch) {
   bytes = (bytes + 255) / 256 * 256;
-  // On the pages the library gives its own buffers of this size (src/matmul_operator.cc): whole
-  // 2 MiB pages advised into huge pages unless CPUML_HUGE_PAGES=0.
-  constexpr size_t kHugePageBytes = size_t{2} << 20;
-  const char* huge_pages_env = getenv("CPUML_HUGE_PAGES");
-  const bool huge_pages = bytes >= kHugePageBytes && (huge_pages_env == nullptr || strcmp(huge_pages_env, "0") != 0);
-  uint8_t* data = static_cast<uint8_t*>(aligned_alloc(huge_pages ? kHugePageBytes : 64, (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes));
-  if (huge_pages) madvise(data, bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);
+  // On the pages the library gives its own buffers of this size (huge pages unless CPUML_HUGE_PAGES=0).
+  const cpuml::Workspace workspace = cpuml::AllocateWorkspace(bytes);
+  uint8_t* data = workspace.get();
   for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<uint8_t>(i * 131);
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   struct Job {
@@ -113,7 +109,6 @@ void BM_ReadBandwidth(benchmark::State& state, size_t bytes, int threads, bool l
     benchmark::DoNotOptimize(job.sink);
   }
   if (pool) pthreadpool_destroy(pool);
-  free(data);
   state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes) * static_cast<double>(state.iterations()) * 1e-9,
                                               benchmark::Counter::kIsRate);
 }

@@ -5,11 +5,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include <algorithm>
 #include <memory>
@@ -25,49 +21,10 @@
 #include "src/matmul_operator.h"
 #include "src/status.h"
 #include "src/verbose.h"
+#include "src/workspace.h"
 
 namespace cpuml {
 namespace {
-
-// Workspaces come from the global aligned operator new, like every other allocation of the
-// library, so an engine (or a test) that replaces it sees all of cpuml's memory.
-constexpr std::align_val_t kWorkspaceAlignment{64};
-struct AlignedDeleter {
-  std::align_val_t alignment = kWorkspaceAlignment;
-  void operator()(uint8_t* p) const { ::operator delete(p, alignment); }
-};
-using Buffer = std::unique_ptr<uint8_t, AlignedDeleter>;
-
-// Workspaces of 2 MiB and more start on a 2 MiB boundary, and their whole 2 MiB pages are advised
-// into Linux's transparent huge pages (the kernel's default mode, "madvise", backs them with 4 KiB
-// pages otherwise). Decode reads its packed weights from memory once a token, a new page
-// translation every 4 KiB on small pages: on huge pages the Llama-3-8B layer's 4-bit decode ran
-// 1.05-1.24x at sixteen threads on the Emerald Rapids device, and one thread's within 0.83-1.14x,
-// mostly above 1 (docs/benchmarks.md, huge pages). Only whole pages inside the buffer are advised,
-// so no byte past it changes; where the kernel refuses the advice it is dropped.
-// CPUML_HUGE_PAGES=0 in the environment turns it off.
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-constexpr size_t kHugePageBytes = size_t{2} << 20;
-
-bool HugePagesFromEnvironment() {
-  const char* env = getenv("CPUML_HUGE_PAGES");
-  return env == nullptr || strcmp(env, "0") != 0;
-}
-#endif
-
-Buffer Allocate(size_t bytes) {
-  bytes = std::max<size_t>(bytes, 64);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  static const bool huge_pages = HugePagesFromEnvironment();
-  if (huge_pages && bytes >= kHugePageBytes) {
-    constexpr std::align_val_t kHugePageAlignment{kHugePageBytes};
-    Buffer buffer(static_cast<uint8_t*>(::operator new(bytes, kHugePageAlignment)), AlignedDeleter{kHugePageAlignment});
-    madvise(buffer.get(), bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);
-    return buffer;
-  }
-#endif
-  return Buffer(static_cast<uint8_t*>(::operator new(bytes, kWorkspaceAlignment)));
-}
 
 // The FLOAT16 bits of f where f is a normal FLOAT16 number or zero, else -1. (FLOAT16 subnormals
 // are left out: no tier need then think about how its conversion treats them.)
@@ -156,7 +113,7 @@ class MatMulOperator final : public cpuml_operator {
         // 4-bit B in its own layout (no 8-bit copy), zero points beside each block, or once for
         // all of them where they are one value.
         ShareZeroPoint(SharedZeroPoint(inputs));
-        Buffer packed = Allocate(active_->plan.packed_b_bytes());
+        Workspace packed = AllocateWorkspace(active_->plan.packed_b_bytes());
         const Tensor& t = d_.t[kB];
         const Int4Matrix b{static_cast<const uint8_t*>(binding.Data), t.type == CPUML_TENSOR_DATA_TYPE_INT4, 0,
                            t.strides[2], t.strides[3]};
@@ -171,10 +128,10 @@ class MatMulOperator final : public cpuml_operator {
         packed_b_ = std::move(packed);
       } else if (i == kB) {
         // 4-bit B: each value less its zero point, in [-15, 15], as INT8 for the 8-bit packing.
-        Buffer unpacked;
+        Workspace unpacked;
         Int8Operand b = Operand(d_.t[kB], static_cast<const uint8_t*>(binding.Data));
         if (d_.t[kB].nibbles) {
-          unpacked = Allocate(UnpackedBBytes());
+          unpacked = AllocateWorkspace(UnpackedBBytes());
           UnpackB4(static_cast<const uint8_t*>(binding.Data),
                    Owned(kBZeroPoint) ? static_cast<const uint8_t*>(inputs[d_.binding[kBZeroPoint]].Data) : nullptr,
                    unpacked.get());
@@ -183,12 +140,12 @@ class MatMulOperator final : public cpuml_operator {
         const Planned* chosen = &general_;
         if (narrow_ && BFitsMagnitude(b, d_.t[kB].sizes[2], d_.t[kB].sizes[3], narrow_->plan.kernel().max_b_magnitude))
           chosen = narrow_.get();
-        Buffer packed = Allocate(chosen->plan.packed_b_bytes());
+        Workspace packed = AllocateWorkspace(chosen->plan.packed_b_bytes());
         chosen->plan.PackB(b, packed.get(), nullptr);
         packed_b_ = std::move(packed);
         active_ = chosen;
       } else {
-        Buffer copy = Allocate(d_.t[i].reach_bytes);
+        Workspace copy = AllocateWorkspace(d_.t[i].reach_bytes);
         memcpy(copy.get(), binding.Data, d_.t[i].reach_bytes);
         owned_[i] = std::move(copy);
       }
@@ -196,7 +153,7 @@ class MatMulOperator final : public cpuml_operator {
     // Owned blockwise B scales, decoded once for the plan initialize chose (checked above).
     if (DecodesBlockScalesOnce()) {
       const size_t padded_n = active_->plan.padded_n(), n = d_.t[kOut].sizes[3];
-      Buffer decoded = Allocate(ScaleBlocks() * padded_n * sizeof(float));
+      Workspace decoded = AllocateWorkspace(ScaleBlocks() * padded_n * sizeof(float));
       float* values = reinterpret_cast<float*>(decoded.get());
       const size_t blocks = ScaleBlocks(), nr = active_->plan.format().nr;
       std::vector<float> row(active_->plan.format().Nibbles() ? padded_n : 0);
@@ -311,7 +268,7 @@ class MatMulOperator final : public cpuml_operator {
   // zero points, as Q4_0 itself does, instead of 20. The conversion back is exact on every tier.
   bool KeepScalesAsHalves(size_t count) {
     const float* values = reinterpret_cast<const float*>(block_scales_.get());
-    Buffer halves = Allocate(count * sizeof(uint16_t));
+    Workspace halves = AllocateWorkspace(count * sizeof(uint16_t));
     uint16_t* bits = reinterpret_cast<uint16_t*>(halves.get());
     for (size_t i = 0; i < count; ++i) {
       const int32_t half = ExactHalf(values[i]);
@@ -468,21 +425,21 @@ class MatMulOperator final : public cpuml_operator {
 
   // Scratch kept by the operator for callers that pass none: one per concurrent caller, made on
   // first need, so after the first call such an execute allocates nothing either.
-  Buffer AcquireScratch() {
+  Workspace AcquireScratch() {
     {
       std::lock_guard<std::mutex> lock(scratch_mutex_);
       if (!idle_scratch_.empty()) {
-        Buffer b = std::move(idle_scratch_.back());
+        Workspace b = std::move(idle_scratch_.back());
         idle_scratch_.pop_back();
         return b;
       }
       // Room to keep every buffer made, so that giving one back never allocates.
       idle_scratch_.reserve(++scratch_count_);
     }
-    return Allocate(scratch_bytes_);
+    return AllocateWorkspace(scratch_bytes_);
   }
 
-  void ReleaseScratch(Buffer b) {
+  void ReleaseScratch(Workspace b) {
     std::lock_guard<std::mutex> lock(scratch_mutex_);
     idle_scratch_.push_back(std::move(b));
   }
@@ -497,15 +454,15 @@ class MatMulOperator final : public cpuml_operator {
   // narrow_ once initialize has found that B fits it; shared_ once it has found B's zero points one
   const Planned* active_ = &general_;
   bool needs_initialize_ = false, initialized_ = false;
-  Buffer packed_b_;
-  Buffer block_scales_;  // DecodesBlockScalesOnce: [block][padded column] for active_'s plan
+  Workspace packed_b_;
+  Workspace block_scales_;  // DecodesBlockScalesOnce: [block][padded column] for active_'s plan
   bool block_scales_half_ = false;  // block_scales_ holds FLOAT16 bits (KeepScalesAsHalves)
-  Buffer owned_[kMatMulRoleCount];
+  Workspace owned_[kMatMulRoleCount];
   const char* const tier_name_;
   size_t scratch_bytes_ = 0;  // the larger of the plans' scratch
   uint64_t persistent_bytes_ = 0;
   std::mutex scratch_mutex_;
-  std::vector<Buffer> idle_scratch_;
+  std::vector<Workspace> idle_scratch_;
   size_t scratch_count_ = 0;
 };
 
@@ -613,7 +570,7 @@ cpuml_status MatMulOperator::Execute(const CPUML_BUFFER_BINDING* inputs, const C
   }
   uint8_t* output = static_cast<uint8_t*>(outputs[0].Data);
   if (scratch != nullptr) return Run(data, output, scratch, pool);
-  Buffer own = AcquireScratch();
+  Workspace own = AcquireScratch();
   const cpuml_status status = Run(data, output, own.get(), pool);
   ReleaseScratch(std::move(own));
   return status;
