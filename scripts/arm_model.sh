@@ -77,7 +77,7 @@ model() {  # title, cores, entries...
   model "NEON on 4-bit B (smlal on unpacked nibbles, no dot product)" \
     cortex-a53,cortex-a55,cortex-a510,cortex-a57,neoverse-n1,neoverse-n2,neoverse-v1 \
     "cpuml qgemm_s8u4_2x8c8__neon, 2 rows=$O/neon_s8u4.o@Tile<2ul, false>" \
-    "cpuml qgemm_s8u4_2x8c8__neon, 1 row (decode)=$O/neon_s8u4.o@qgemm_s8u4_2x8c8__neon("
+    "cpuml qgemm_s8u4_2x8c8__neon, 1 row (decode)=$O/neon_s8u4.o@Tile<1ul, false>"
   model "Int8 matrix multiply (smmla; Debian's XNNPACK has no i8mm kernel: its best sdot kernel for comparison)" \
     cortex-a510,neoverse-n2,neoverse-v1 \
     "cpuml qgemm_s8s8_8x8c8__neoni8mm=$O/i8mm_gemm.o@qgemm_s8s8_8x8c8__neoni8mm(" \
