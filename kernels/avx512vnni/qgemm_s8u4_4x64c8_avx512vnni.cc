@@ -1,4 +1,4 @@
-// qgemm_s8u4_1x64c8_pfl1__avx512vnni and qgemm_s8u4_4x64c8__avx512vnni: 4-bit B in blocks
+// qgemm_s8u4_1x64c8_pfl1__avx512vnni, _pfl2 and qgemm_s8u4_4x64c8__avx512vnni: 4-bit B in blocks
 // (kS8U4Blocks, kernels/kernels.h), one row (M = 1, LLM decode) or up to four of 64 columns, on
 // this tier and on the amx tier below its tile kernel, every block of the tile in one call,
 // finished in float.
@@ -25,6 +25,11 @@ constexpr size_t kVectors = kNr / 16;           // zmm of columns
 constexpr size_t kVectorBytes = 16 * kKr / 2;  // a group of 16 columns: one zmm
 // Groups whose column-sum bytes (two nibbles each, <= 30 a group) are added before vpdpbusd widens them.
 constexpr size_t kGroupsPerWiden = 8;
+
+// How a tile that streams B (one row, or one tile's row block) requests its lines: none (B from
+// the caches), every line 4 KB ahead into L1 (the 8-bit one-row kernel's kEveryLineToL1 explains
+// it), or every line 8 KB ahead into L2 only (qgemm_s8u4_1x64c8_pfl2__avx512vnni says where).
+enum class StreamPrefetch { kNone, kL1Near, kL2Far };
 
 inline __m512i BroadcastQuad(const int8_t* a) {
   int32_t quad;
@@ -193,9 +198,9 @@ __attribute__((always_inline)) inline void FourRowBlocks(size_t blocks, size_t g
 
 // One block's exact sums over the panel's kVectors zmm of columns (a group's kVectors * 64 bytes):
 // dot[r][v] for the tile's kRows rows (kAStride rows per group of the A tile), and when
-// kColumnSums the columns' sums of u. kPrefetchL1: every line of B 4 KB ahead into L1, for Intel
-// server cores (the 8-bit one-row kernel's kEveryLineToL1 explains it).
-template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1>
+// kColumnSums the columns' sums of u. kPrefetch: how a tile that streams B requests its lines
+// (StreamPrefetch).
+template <size_t kRows, size_t kAStride, bool kColumnSums, StreamPrefetch kPrefetch>
 inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, const int32_t (&start)[kRows],
                       __m512i (&dot)[kRows][kVectors], __m512i (&column_sum)[kVectors]) {
   const __m512i mask = _mm512_set1_epi8(0x0F), ones = _mm512_set1_epi8(1);
@@ -219,7 +224,10 @@ inline void BlockSums(size_t groups, const int8_t* a, const uint8_t* b, const in
     const uint8_t* bg = b + g * kGroupBytes;
     __m512i low[kVectors], high[kVectors];
     for (size_t v = 0; v < kVectors; ++v) {
-      if (kPrefetchL1) _mm_prefetch(reinterpret_cast<const char*>(bg + 64 * v + 4096), _MM_HINT_T0);
+      if (kPrefetch == StreamPrefetch::kL1Near)
+        _mm_prefetch(reinterpret_cast<const char*>(bg + 64 * v + 4096), _MM_HINT_T0);
+      else if (kPrefetch == StreamPrefetch::kL2Far)
+        _mm_prefetch(reinterpret_cast<const char*>(bg + 64 * v + 8192), _MM_HINT_T1);
       Nibbles(bg + 64 * v, mask, low[v], high[v]);
       if (kColumnSums) {
         column_bytes[v] = _mm512_add_epi8(column_bytes[v], _mm512_add_epi8(low[v], high[v]));
@@ -312,14 +320,14 @@ __attribute__((always_inline)) inline void FourRowY(const uint8_t* a_tile, const
     for (size_t v = 0; v < kVectors; ++v) y[r][v] = _mm512_load_ps(y_rows[r] + 16 * v);
 }
 
-template <size_t kRows, size_t kAStride, bool kColumnSums, bool kPrefetchL1, bool kSharedZeroPoint>
+template <size_t kRows, size_t kAStride, bool kColumnSums, StreamPrefetch kPrefetch, bool kSharedZeroPoint>
 void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmTileParams* p) {
   const QGemmBlocks& blocks = *p->blocks;
   // One zero point for every column and block (QGemmBlocks::zero_points): its term is one integer
   // a row, the sums' starting value, in place of a multiply and an add per vector of columns.
   const int32_t shared_zero_point = kSharedZeroPoint ? blocks.zero_points[0] : 0;
   __m512 y[kRows][kVectors];
-  if constexpr (kRows == 4 && kAStride == 4 && !kColumnSums && !kPrefetchL1) {
+  if constexpr (kRows == 4 && kAStride == 4 && !kColumnSums && kPrefetch == StreamPrefetch::kNone) {
     FourRowY<kSharedZeroPoint>(a_tile, b_panel, blocks, shared_zero_point, *p, y);
   } else {
     for (size_t r = 0; r < kRows; ++r)
@@ -333,7 +341,7 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
       int32_t start[kRows];
       for (size_t r = 0; r < kRows; ++r) start[r] = kSharedZeroPoint ? row_b[r] * shared_zero_point : 0;
       __m512i dot[kRows][kVectors], column_sum[kVectors];
-      BlockSums<kRows, kAStride, kColumnSums, kPrefetchL1>(
+      BlockSums<kRows, kAStride, kColumnSums, kPrefetch>(
           groups, reinterpret_cast<const int8_t*>(a_tile + c * blocks.a_stride), b, start, dot, column_sum);
       const uint8_t* zero = kSharedZeroPoint ? nullptr : b + groups * kVectors * kVectorBytes;
       const float* a_scale = blocks.a_scale + c * blocks.a_scale_stride;
@@ -369,14 +377,14 @@ void Tile(size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmT
   }
 }
 
-template <size_t kRows, size_t kAStride, bool kPrefetchL1>
+template <size_t kRows, size_t kAStride, StreamPrefetch kPrefetch>
 void TileRows(size_t nr, const void* a_packed, const void* b_packed, const QGemmTileParams* p) {
   WithColumnSums<kRows>(p->blocks->row_a, [&](auto column_sums) {
     if (p->blocks->zero_points)
-      Tile<kRows, kAStride, decltype(column_sums)::value, kPrefetchL1, true>(
+      Tile<kRows, kAStride, decltype(column_sums)::value, kPrefetch, true>(
           nr, static_cast<const uint8_t*>(a_packed), static_cast<const uint8_t*>(b_packed), p);
     else
-      Tile<kRows, kAStride, decltype(column_sums)::value, kPrefetchL1, false>(
+      Tile<kRows, kAStride, decltype(column_sums)::value, kPrefetch, false>(
           nr, static_cast<const uint8_t*>(a_packed), static_cast<const uint8_t*>(b_packed), p);
   });
 }
@@ -394,7 +402,26 @@ void TileRows(size_t nr, const void* a_packed, const void* b_packed, const QGemm
 // ran 0.75-0.96x.
 static void qgemm_s8u4_1x64c8_pfl1__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
                                                const QGemmTileParams* p) {
-  TileRows<1, 1, true>(nr, a, b, p);
+  TileRows<1, 1, StreamPrefetch::kL1Near>(nr, a, b, p);
+}
+
+// The amx tier's row for decode: blocks of 128 K values and more request every line of B 8 KB
+// ahead into L2 alone, smaller blocks as qgemm_s8u4_1x64c8_pfl1__avx512vnni does. One core of the
+// Emerald Rapids device reads more from memory that way (a read loop 11.8 GB/s against 10.5 with
+// requests into L1 4 KB ahead and 8.8 with none); the kernel's blocks of 128 spend few enough
+// cycles a line for L2 to serve its loads, blocks of 32 do not (0.81x at sixteen threads in a
+// trial). The Llama-3-8B layer at M = 1, block 128, against the pfl1 row, one process each in
+// turn, medians of per-round ratios: one thread 1.29x and 1.14x (two calls, 5 and 4 rounds),
+// sixteen threads 1.02x and 1.10x; single shapes held in the last-level cache at sixteen threads
+// 0.91-1.01x, 1x4096x14336 0.95x over 8 rounds that spread 0.73-1.49 (its unchanged block-32 row
+// 1.05x, 0.82-1.42). The AMD EPYC Zen 4 host lost with it at one thread (0.96x), so the
+// avx512vnni tier keeps pfl1.
+static void qgemm_s8u4_1x64c8_pfl2__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
+                                               const QGemmTileParams* p) {
+  if (p->blocks->groups * kKr >= 128)
+    TileRows<1, 1, StreamPrefetch::kL2Far>(nr, a, b, p);
+  else
+    TileRows<1, 1, StreamPrefetch::kL1Near>(nr, a, b, p);
 }
 
 // Four rows of 64 columns from two rows up (below 16 rows on the amx tier): per group each row's
@@ -413,17 +440,21 @@ static void qgemm_s8u4_4x64c8__avx512vnni(size_t mr, size_t nr, size_t, const vo
   // 0.93-1.17x.
   WithRowCount<kMr>(mr, [&](auto rows) {
     if (p->b_streams)
-      TileRows<decltype(rows)::value, kMr, true>(nr, a, b, p);
+      TileRows<decltype(rows)::value, kMr, StreamPrefetch::kL1Near>(nr, a, b, p);
     else
-      TileRows<decltype(rows)::value, kMr, false>(nr, a, b, p);
+      TileRows<decltype(rows)::value, kMr, StreamPrefetch::kNone>(nr, a, b, p);
   });
 }
 
 static_assert(kMr <= kMaxKernelMr && kNr <= kMaxKernelNr, "tile larger than the front end's scratch");
-extern const QGemmKernel kQGemm_s8u4_1x64c8_pfl1__avx512vnni, kQGemm_s8u4_4x64c8__avx512vnni;
+extern const QGemmKernel kQGemm_s8u4_1x64c8_pfl1__avx512vnni, kQGemm_s8u4_1x64c8_pfl2__avx512vnni,
+    kQGemm_s8u4_4x64c8__avx512vnni;
 const QGemmKernel kQGemm_s8u4_1x64c8_pfl1__avx512vnni = {
     "qgemm_s8u4_1x64c8_pfl1__avx512vnni", 1, kNr, kKr, QGemmPacking::kS8U4Blocks, 1, 1,
     qgemm_s8u4_1x64c8_pfl1__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
+const QGemmKernel kQGemm_s8u4_1x64c8_pfl2__avx512vnni = {
+    "qgemm_s8u4_1x64c8_pfl2__avx512vnni", 1, kNr, kKr, QGemmPacking::kS8U4Blocks, 1, 1,
+    qgemm_s8u4_1x64c8_pfl2__avx512vnni, nullptr, nullptr, 0, 0, 0, QGemmAInPlace::kNever};
 const QGemmKernel kQGemm_s8u4_4x64c8__avx512vnni = {"qgemm_s8u4_4x64c8__avx512vnni", kMr, kNr, kKr,
                                                    QGemmPacking::kS8U4Blocks, 2, UINT32_MAX,
                                                    qgemm_s8u4_4x64c8__avx512vnni, nullptr, nullptr, 0, 0, 0,
