@@ -130,8 +130,9 @@ bool BenchOptions::Wants(const std::string& types_name) const {
 }
 
 bool ParseBenchOptions(int* argc, char** argv) {
-  std::string shapes, types, threads, models;
+  std::string shapes, types, threads, models, model_layers;
   if (const char* env = getenv("CPUML_BENCH_SHAPES")) shapes = env;
+  if (const char* env = getenv("CPUML_BENCH_MODEL_LAYERS")) model_layers = env;
   if (const char* env = getenv("CPUML_BENCH_MODELS")) models = env;
   if (const char* env = getenv("CPUML_BENCH_TYPES")) types = env;
   if (const char* env = getenv("CPUML_BENCH_THREADS")) threads = env;
@@ -142,6 +143,7 @@ bool ParseBenchOptions(int* argc, char** argv) {
     else if (arg.rfind("--types=", 0) == 0) types = arg.substr(8);
     else if (arg.rfind("--threads=", 0) == 0) threads = arg.substr(10);
     else if (arg.rfind("--models=", 0) == 0) models = arg.substr(9);
+    else if (arg.rfind("--model-layers=", 0) == 0) model_layers = arg.substr(15);
     else argv[kept++] = argv[i];
   }
   for (const std::string& item : SplitList(models)) {
@@ -150,6 +152,15 @@ bool ParseBenchOptions(int* argc, char** argv) {
       return false;
     }
     g_options.models.push_back(item);
+  }
+  if (!model_layers.empty()) {
+    char* end = nullptr;
+    const unsigned long layers = strtoul(model_layers.c_str(), &end, 10);
+    if (*end || layers < 1 || layers > 64) {
+      fprintf(stderr, "cpuml_bench: model layers '%s' is not a count from 1 to 64\n", model_layers.c_str());
+      return false;
+    }
+    g_options.model_layers = static_cast<uint32_t>(layers);
   }
   *argc = kept;
   if (!ParseShapes(shapes, &g_options.shapes) || !ParseTypes(types, &g_options.types) ||

@@ -35,12 +35,17 @@ std::string ShapeName(const Shape& s);  // "MxKxN"
 //                                                             and s8u4h, s8u4 with FLOAT16 scales)
 //   --threads=1,16                       CPUML_BENCH_THREADS  thread counts (default 1,2)
 //   --models=llama3_8b,phi3_mini         CPUML_BENCH_MODELS   decoder-layer presets (default none)
+//   --model-layers=4                     CPUML_BENCH_MODEL_LAYERS  that many layers of each preset,
+//                                                             each with weights of its own, in
+//                                                             one iteration (default 1): weights
+//                                                             past a large last-level cache
 struct BenchOptions {
   std::vector<Shape> shapes;
   std::vector<std::string> types;
   std::vector<int> threads;
   // Decoder-layer presets (--models=llama3_8b,phi3_mini): one layer's linear layers per iteration.
   std::vector<std::string> models;
+  uint32_t model_layers = 1;
   bool Wants(const std::string& types_name) const;
 };
 // Takes the flags above out of argv (the rest goes to Google Benchmark); false with a message on

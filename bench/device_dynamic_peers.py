@@ -13,7 +13,8 @@ float out, B int8 per column, a bias.
                               decoder layer of a preset (llama3_8b, phi3_mini), each with its own A
                               and Y, all in one run(), for M = 1 (a decoded token) and 128 (a
                               prefill chunk): the per-node costs a single-shape row hides, at a
-                              weight footprint (57 and 109 MB at 4 bits) that no cache holds
+                              weight footprint (57 and 109 MB at 4 bits) past most
+                              caches; CPUML_MODEL_LAYERS below for larger ones
 Prints one line per case, as bench/device_peers.py does:
   peer/types/MxKxN/threads:T  GOPS=<median>
   onnxruntime_nbits/u8u4/MxKxN/block:B/threads:T  GOPS=<median>
@@ -21,7 +22,9 @@ Prints one line per case, as bench/device_peers.py does:
 Usage: python3 bench/device_dynamic_peers.py [threads ...]   (default: 1 and every core);
 CPUML_BENCH_SHAPES narrows the shapes; CPUML_ORT_FAMILIES, a comma list of dqmatmul, i2f, nbits
 and nbits_model, narrows the ONNX Runtime rows (default: all of them; torch's rows always run);
-CPUML_MODEL_M, a comma list, replaces nbits_model's M (default 1,128)."""
+CPUML_MODEL_M, a comma list, replaces nbits_model's M (default 1,128); CPUML_MODEL_LAYERS=L puts L
+decoder layers in nbits_model's one model, each with weights of its own (rows named
+<preset>/layers:L), as cpuml_bench's --model-layers does."""
 import os
 import sys
 
@@ -32,6 +35,7 @@ from device_peers import SHAPES, median_seconds, report  # noqa: E402
 
 ORT_FAMILIES = os.environ.get("CPUML_ORT_FAMILIES", "dqmatmul,i2f,nbits,nbits_model").split(",")
 MODEL_M = [int(m) for m in os.environ.get("CPUML_MODEL_M", "1,128").split(",")]
+MODEL_LAYERS = int(os.environ.get("CPUML_MODEL_LAYERS", "1"))
 
 # The linear layers of one decoder layer, (name, K, N): the weights a 4-bit model streams per token.
 PRESETS = {
@@ -83,11 +87,11 @@ def bench_ort(threads_list):
         node = helper.make_node(op, ["A", "B", "as", "bs", "az", "bz", "bias"], ["Y"], domain="com.microsoft")
         return serialize(node, TensorProto.UINT8, inits, m, k, n)
 
-    def nbits_layer(m, k, n, block, suffix=""):
+    def nbits_layer(m, k, n, block, suffix="", seed=1):
         """One MatMulNBits as (node, inits, input, output); suffix keeps the tensor names of several
         layers in one graph apart. B as MatMulNBits reads it: [N][K blocks][block / 2], low nibble first."""
         blocks = -(-k // block)
-        rng = np.random.default_rng(1)
+        rng = np.random.default_rng(seed)
         a, b, scales, y = (name + suffix for name in ("A", "B", "scales", "Y"))
         # dtype=uint8 from the start: an int64 draw of the largest layer would be a quarter gigabyte
         inits = [numpy_helper.from_array(rng.integers(0, 256, (n, blocks, block // 2), dtype=np.uint8), b),
@@ -127,15 +131,19 @@ def bench_ort(threads_list):
                 print(f"onnxruntime_nbits/u8u4/{m}x{k}x{n}/block:{block}/threads:{threads}  "
                       f"GOPS={2.0 * m * n * k / seconds / 1e9:.1f}", flush=True)
         for preset, linears in PRESETS.items() if "nbits_model" in ORT_FAMILIES else ():
+            # MODEL_LAYERS decoder layers, each with weights of its own, as cpuml_bench's --model-layers
+            linears = [(f"{layer}{copy if MODEL_LAYERS > 1 else ''}", k, n)
+                       for copy in range(MODEL_LAYERS) for layer, k, n in linears]
+            name = f"{preset}/layers:{MODEL_LAYERS}" if MODEL_LAYERS > 1 else preset
             macs_per_row = sum(k * n for _, k, n in linears)
             for block in (32, 128):
                 for m in MODEL_M:
-                    runner = open_model(layers_model([nbits_layer(m, k, n, block, f"_{layer}")
-                                                      for layer, k, n in linears]), threads)
+                    runner = open_model(layers_model([nbits_layer(m, k, n, block, f"_{layer}", seed=1 + i)
+                                                      for i, (layer, k, n) in enumerate(linears)]), threads)
                     rng = np.random.default_rng(2)
                     feeds = {f"A_{layer}": rng.standard_normal((m, k)).astype(np.float32) for layer, k, _ in linears}
                     seconds = median_seconds(lambda: runner.run(None, feeds))
-                    print(f"onnxruntime_nbits_model/{preset}/block:{block}/M:{m}/threads:{threads}  "
+                    print(f"onnxruntime_nbits_model/{name}/block:{block}/M:{m}/threads:{threads}  "
                           f"us={seconds * 1e6:.1f}  GOPS={2.0 * m * macs_per_row / seconds / 1e9:.1f}", flush=True)
                     del runner  # the next model's weights would otherwise sit beside this one's
 

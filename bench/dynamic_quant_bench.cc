@@ -20,9 +20,10 @@
 //                                             s8u4 with B scales that are FLOAT16 numbers (as
 //                                             llama.cpp's Q4_0 and models quantized in half
 //                                             precision hold them), which cpuml keeps as FLOAT16
-//   model/cpuml/<preset>/<int8|int4/block:B>/M:<1|128>/threads:N
-//                                             one decoder layer's linear layers (--models=):
-//                                             the time per token (M = 1) or prefill chunk
+//   model/cpuml/<preset>[/layers:L]/<int8|int4/block:B>/M:<1|128>/threads:N
+//                                             one decoder layer's linear layers (--models=),
+//                                             or L layers (--model-layers=): the time per
+//                                             token (M = 1) or prefill chunk
 // Types: u8s8 and s8s8 (A's quantized type, s8 B), and u8u4, s8u4, s8u4h when asked for, as
 // --types= selects.
 #include <benchmark/benchmark.h>
@@ -247,24 +248,28 @@ const ModelPreset kModelPresets[] = {
     {"phi3_mini", {{3072, 9216}, {3072, 3072}, {3072, 16384}, {8192, 3072}}},
 };
 
-uint64_t ModelWeightBytes(const ModelPreset& preset, uint32_t b_block) {
+uint64_t ModelWeightBytes(const ModelPreset& preset, uint32_t b_block, uint32_t layers) {
   uint64_t bytes = 0;
   for (const auto& [k, n] : preset.layers) bytes += WeightBytes(Shape{1, k, n}, b_block, false);
-  return bytes;
+  return bytes * layers;
 }
 
-// A preset's layers at M rows: quantize then multiply each (int8 B: A per tensor, as
-// DynamicQuantizeMatMul; 4-bit B: A symmetric per row and block, as MatMulNBits at accuracy_level
-// 4). Reports the time per call (a token for M = 1, a prefill chunk otherwise) and GOPS.
-void BM_Model(benchmark::State& state, const ModelPreset* preset, uint32_t m, uint32_t b_block, int threads) {
+// A preset's linear layers at M rows, decoder_layers times over with weights of their own:
+// quantize then multiply each (int8 B: A per tensor, as DynamicQuantizeMatMul; 4-bit B: A
+// symmetric per row and block, as MatMulNBits at accuracy_level 4). Reports the time per call (a
+// token for M = 1, a prefill chunk otherwise) and GOPS.
+void BM_Model(benchmark::State& state, const ModelPreset* preset, uint32_t m, uint32_t b_block, int threads,
+              uint32_t decoder_layers) {
   std::vector<std::unique_ptr<DynamicLinear>> layers;
   uint64_t macs = 0;
-  for (size_t i = 0; i < preset->layers.size(); ++i) {
-    const Shape s{m, preset->layers[i].first, preset->layers[i].second};
-    layers.emplace_back(new DynamicLinear(s, false, b_block, static_cast<uint32_t>(7 + i), b_block != 0));
-    if (!layers.back()->ok()) return state.SkipWithError("cpuml setup failed");
-    macs += uint64_t{s.m} * s.k * s.n;
-  }
+  for (uint32_t copy = 0; copy < decoder_layers; ++copy)
+    for (size_t i = 0; i < preset->layers.size(); ++i) {
+      const Shape s{m, preset->layers[i].first, preset->layers[i].second};
+      const auto seed = static_cast<uint32_t>(7 + i + copy * preset->layers.size());
+      layers.emplace_back(new DynamicLinear(s, false, b_block, seed, b_block != 0));
+      if (!layers.back()->ok()) return state.SkipWithError("cpuml setup failed");
+      macs += uint64_t{s.m} * s.k * s.n;
+    }
   pthreadpool_t pool = threads > 1 ? pthreadpool_create(threads) : nullptr;
   for (auto _ : state) {
     for (auto& layer : layers)
@@ -275,7 +280,8 @@ void BM_Model(benchmark::State& state, const ModelPreset* preset, uint32_t m, ui
   if (pool) pthreadpool_destroy(pool);
   state.counters["GOPS"] = benchmark::Counter(2.0 * static_cast<double>(macs) * 1e-9 * static_cast<double>(state.iterations()),
                                               benchmark::Counter::kIsRate);
-  state.SetLabel(std::string("a layer's linear layers, exact, ") + cpuml_isa_name(cpuml_get_isa()));
+  const std::string whose = decoder_layers > 1 ? std::to_string(decoder_layers) + " layers' " : std::string("a layer's ");
+  state.SetLabel(whose + "linear layers, exact, " + cpuml_isa_name(cpuml_get_isa()));
 }
 
 #if CPUML_BENCH_HAVE_ONEDNN
@@ -350,18 +356,22 @@ void RegisterDynamicQuantBenchmarks() {
           if (s.m == 1) RegisterReadProbes("read_bandwidth/" + shape_block, WeightBytes(s, block, half_scales), threads);
         }
   }
+  const uint32_t decoder_layers = options.model_layers;
   for (const std::string& name : options.models)
     for (const ModelPreset& preset : kModelPresets) {
       if (name != preset.name) continue;
+      const std::string model = decoder_layers > 1 ? name + "/layers:" + std::to_string(decoder_layers) : name;
       for (uint32_t m : {1u, 128u})
         for (int threads : options.threads)
           for (uint32_t block : {0u, 32u, 128u}) {
             const std::string weights = block ? "int4/block:" + std::to_string(block) : std::string("int8");
-            benchmark::RegisterBenchmark(("model/cpuml/" + name + "/" + weights + "/M:" + std::to_string(m) +
+            benchmark::RegisterBenchmark(("model/cpuml/" + model + "/" + weights + "/M:" + std::to_string(m) +
                                           "/threads:" + std::to_string(threads)).c_str(),
-                                         BM_Model, &preset, m, block, threads)
+                                         BM_Model, &preset, m, block, threads, decoder_layers)
                 ->Unit(benchmark::kMicrosecond)->UseRealTime();
-            if (m == 1) RegisterReadProbes("read_bandwidth/model/" + name + "/" + weights, ModelWeightBytes(preset, block), threads);
+            if (m == 1)
+              RegisterReadProbes("read_bandwidth/model/" + model + "/" + weights,
+                                 ModelWeightBytes(preset, block, decoder_layers), threads);
           }
     }
   for (int threads : options.threads) {

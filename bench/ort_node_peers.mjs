@@ -24,7 +24,9 @@
 // CPUML_BENCH_SHAPES narrows the shapes; ORT_NODE_MODULES names the node_modules folder that
 // holds onnxruntime-node (default: build/ort-node/node_modules); CPUML_ORT_FAMILIES, a comma list
 // of dqmatmul, i2f, qlinear, nbits and nbits_model, narrows the GOPS rows (default: all of them);
-// CPUML_MODEL_M, a comma list, replaces nbits_model's M (default 1,128).
+// CPUML_MODEL_M, a comma list, replaces nbits_model's M (default 1,128); CPUML_MODEL_LAYERS=L puts L
+// decoder layers in nbits_model's one model, each with weights of its own (rows named
+// <preset>/layers:L), as cpuml_bench's --model-layers does.
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -132,6 +134,8 @@ for (const family of families)  // a misspelt family would otherwise leave its r
     throw new Error(`CPUML_ORT_FAMILIES: no family ${family}`);
 const modelMs = (process.env.CPUML_MODEL_M || "1,128").split(",").map(Number);
 if (!modelMs.every((m) => Number.isInteger(m) && m > 0)) throw new Error("CPUML_MODEL_M: a comma list of positive M");
+const modelLayers = Number(process.env.CPUML_MODEL_LAYERS || "1");
+if (!Number.isInteger(modelLayers) || modelLayers < 1) throw new Error("CPUML_MODEL_LAYERS: a positive count");
 
 // Exactness, as cpuml_bench labels oneDNN and XNNPACK: MatMulInteger (int32 out, no scales to
 // hide an error) on adversarial u8 x s8 data, A = 255 and B = -128 everywhere, whose pair sums
@@ -172,7 +176,11 @@ for (const threads of threadsList) {
     }
   }
   if (!families.includes("nbits_model")) continue;
-  for (const [preset, linears] of Object.entries(presets)) {
+  for (const [preset, oneLayer] of Object.entries(presets)) {
+    // modelLayers decoder layers, each with weights of its own, as cpuml_bench's --model-layers
+    const linears = Array.from({ length: modelLayers }, (_, copy) =>
+        oneLayer.map(([layer, k, n]) => [modelLayers > 1 ? `${layer}${copy}` : layer, k, n])).flat();
+    const name = modelLayers > 1 ? `${preset}/layers:${modelLayers}` : preset;
     const macsPerRow = linears.reduce((sum, [, k, n]) => sum + k * n, 0);
     for (const block of [32, 128]) {
       for (const m of modelMs) {
@@ -181,7 +189,7 @@ for (const threads of threadsList) {
         const feeds = Object.fromEntries(linears.map(([layer, k]) =>
             [`A_${layer}`, new ort.Tensor("float32", normal(m * k), [m, k])]));
         const seconds = await medianSeconds(() => runner.run(feeds));
-        console.log(`onnxruntime_nbits_model/${preset}/block:${block}/M:${m}/threads:${threads}  ` +
+        console.log(`onnxruntime_nbits_model/${name}/block:${block}/M:${m}/threads:${threads}  ` +
                     `us=${(seconds * 1e6).toFixed(1)}  GOPS=${(2 * m * macsPerRow / seconds / 1e9).toFixed(1)}`);
         await runner.release();
       }
