@@ -123,7 +123,7 @@ if models:
     print("\n| preset | weights | M | threads | cpuml GOPS | ORT MatMulNBits GOPS | / ORT |")
     print("|---|---|---|---|---|---|---|")
     for name in models:
-        preset, weights, m, threads = re.match(r"model/cpuml/(\w+)/(int8|int4/block:\d+)/M:(\d+)/threads:(\d+)",
+        preset, weights, m, threads = re.match(r"model/cpuml/(\w+(?:/layers:\d+)?)/(int8|int4/block:\d+)/M:(\d+)/threads:(\d+)",
                                                 name).groups()
         ort = f"onnxruntime_nbits_model/{preset}/{weights.replace('int4/', '')}/M:{m}/threads:{threads}"
         r_ort, _ = ratio_median(name, [ort]) if weights != "int8" else (None, None)
