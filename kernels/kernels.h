@@ -230,6 +230,12 @@ enum class QGemmAInPlace : uint8_t {
   // u8 or s8 A (tdpbusd, tdpbssd), mr a whole tile or half of one (AMX loads 16 rows at a
   // time), rows and data 64-byte aligned (a tile row across two lines costs more than packing).
   kWholeTiles,
+  // s8 A of kS8U4BlockRows (tdpbssd), read as the layout's block rows: block c's rows start at
+  // column c * the blocks' K, a_row_stride bytes apart. M a multiple of 16 (tile loads of 16 rows),
+  // K and the blocks' K multiples of 64 (tile rows of whole lines, none past its row), rows and
+  // data 64-byte aligned. The kernel reads each block's row_a at row_stride 0 (the same for every
+  // block) and no row_b (it folds B's zero points into its unpacked B).
+  kS8BlockRows,
 };
 
 // A GEMM micro-kernel describes itself, in its own file, from its own constants.

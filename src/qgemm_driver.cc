@@ -361,11 +361,18 @@ struct QGemmPlan::RunJob {
     blocks.last_groups = last_part ? f.Groups(p.chunks_.back().k) : blocks.groups;
     blocks.k = p.chunks_[0].k;
     blocks.last_k = last_part ? p.chunks_.back().k : blocks.k;
-    blocks.a_stride = f.ATileBytes(p.chunks_[0].k);
     blocks.b_stride = f.BPanelBytes(p.chunks_[0].k);
-    blocks.row_a = RowTerms(a_matrix, first, 0) + m0;
-    blocks.row_b = RowTerms(a_matrix, first, 1) + m0;
-    blocks.row_stride = 2 * p.padded_m();
+    if (a_in_place) {  // QGemmAInPlace::kS8BlockRows: block c's rows at column c * K of a block
+      blocks.a_stride = p.chunks_[0].k;
+      blocks.row_a = RowTerms(a_matrix, 0, 0) + m0;
+      blocks.row_b = RowTerms(a_matrix, 0, 1) + m0;
+      blocks.row_stride = 0;
+    } else {
+      blocks.a_stride = f.ATileBytes(p.chunks_[0].k);
+      blocks.row_a = RowTerms(a_matrix, first, 0) + m0;
+      blocks.row_b = RowTerms(a_matrix, first, 1) + m0;
+      blocks.row_stride = 2 * p.padded_m();
+    }
     blocks.a_scale = q->block_a_scale ? q->block_a_scale + first * p.padded_m() + m0 : q->a_scale + m0;
     blocks.a_scale_stride = q->block_a_scale ? p.padded_m() : 0;
     blocks.b_scale_half = nullptr;
@@ -589,13 +596,21 @@ struct QGemmPlan::RunJob {
 
 bool QGemmPlan::ReadsAInPlace(const Int8Operand& a, bool pack_in_block, size_t threads) const {
   const QGemmAInPlace kind = kernel_.a_in_place;
-  if (kind == QGemmAInPlace::kNever || chunks_.size() != 1 || k_ % format_.kr != 0 || a.col_stride != 1 ||
-      a.row_stride == 0)
+  const bool block_rows = kind == QGemmAInPlace::kS8BlockRows;
+  if (kind == QGemmAInPlace::kNever || (chunks_.size() != 1 && !block_rows) || k_ % format_.kr != 0 ||
+      a.col_stride != 1 || a.row_stride == 0)
     return false;
   auto aligned = [&](uint64_t alignment) {
     return reinterpret_cast<uintptr_t>(a.data) % alignment == 0 && a.row_stride % alignment == 0 &&
            a.batch_stride % alignment == 0 && a.channel_stride % alignment == 0;
   };
+  // The 4-bit tile kernel's A as block rows in place, under the same rule as the 8-bit tile
+  // kernel's below (a pass that packs A for several column blocks rewrites lines other cores read
+  // in the previous call), where its tile rows are whole lines: blocks of 64 K values and more.
+  // Shorter blocks' tile rows would take half lines of sixteen rows a row stride apart, where the
+  // packed block reads them contiguous.
+  if (block_rows)
+    return a.is_signed && m_ % 16 == 0 && chunks_[0].k % 64 == 0 && k_ % 64 == 0 && aligned(64) && !pack_in_block;
   // The VNNI kernels read u8 rows in place only where the pass that packs A for the tasks to share
   // costs more than their strided reads: from 16 threads, where that pass (one or two threads'
   // work at small M, the others waiting) rewrites packed lines other cores read in the previous

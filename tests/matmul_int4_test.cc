@@ -269,6 +269,39 @@ TEST_P(MatMulInt4Test, LongKInPartsOfBlocks) {
       }
 }
 
+// The shapes whose A the tile-unit kernel reads in place (QGemmAInPlace::kS8BlockRows: INT8 A, M a
+// multiple of 16, K and the blocks multiples of 64, aligned rows, several column blocks of
+// threads) and their neighbours that it packs: blocks of 64, 128 and 256 and one block per column,
+// K in parts past 4096, A's zero point (column sums) or none, a batch of two A matrices, and
+// blocks of 16 and 32, M, K, padded rows or one thread that rule it out. Every tier runs the same
+// problems.
+TEST_P(MatMulInt4Test, AReadInPlaceAtSixteenRowsAndMore) {
+  std::mt19937 rng(98);
+  struct Case {
+    uint32_t m, k, block;
+  };
+  for (const Case shape : {Case{48, 512, 128}, Case{80, 4160, 64}, Case{32, 1024, 256}, Case{32, 512, 0},
+                           Case{16, 256, 32}, Case{64, 320, 16}, Case{17, 256, 128}, Case{32, 200, 0}, Case{32, 96, 32}})
+    for (int variant = 0; variant < 4; ++variant) {
+      if (ReducedSweep() && variant == 3) continue;
+      QConfig c = RandomInt4(rng, shape.m, shape.k, 77);
+      c.b_block = shape.block;
+      if (!shape.block) c.nbits_layout = false;
+      c.a_type = kS8;
+      c.a_zero = variant == 1 ? Quant::kPerTensor : Quant::kAbsent;
+      c.a_block_scales = shape.block && variant != 1;
+      c.b_type = variant % 2 ? kU4 : kS4;
+      c.b_zero = variant % 2 ? Quant::kPerChannel : Quant::kAbsent;
+      if (variant == 2) c.a_batch = {2, 1};
+      c.padded = variant == 3;
+      c.threads = variant == 3 ? 1 : variant == 2 ? 16 : 3;
+      c.data = Data::kRandom;
+      SCOPED_TRACE(Describe(c));
+      ExpectReferenceBytes(c);
+      if (HasFatalFailure()) return;
+    }
+}
+
 // Past one exact chunk (2^15 K) without block scales, B goes to the 8-bit kernels unpacked, less
 // its zero points, and the chunks meet in int64 (the 4-bit kernels take one chunk a block).
 TEST_P(MatMulInt4Test, LongKPastOneChunkUnpacked) {

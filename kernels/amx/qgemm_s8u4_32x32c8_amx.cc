@@ -143,6 +143,7 @@ class BlockTile {
         b_panel_(b_panel),
         blocks_(blocks),
         chunk_groups_(chunk / kKr),
+        a_row_stride_(p.a_row_stride),
         prefetch_(p, (blocks.count - 1) * blocks.groups + blocks.last_groups, !p.b_streams) {
     for (size_t r = 0; r < mr; ++r)
       for (size_t j = 0; j < kNr; j += 16)  // -0 + p is p
@@ -162,7 +163,7 @@ class BlockTile {
     constexpr size_t kHalves = kTwoHalves ? 2 : 1;
     for (size_t c = 0; c < blocks_.count; ++c) {
       if (c + 1 < blocks_.count) Unpack(c + 1, 0, groups_of(c + 1), b_rows_[(c + 1) % 2]);
-      const size_t row_bytes = groups_of(c) * kKr, padded = Padded(groups_of(c));
+      const size_t row_bytes = ARowStride(c), padded = Padded(groups_of(c));
       const uint8_t* a = a_tile_ + c * blocks_.a_stride;
       size_t finished = SIZE_MAX;
       for (size_t half = 0; half < kHalves; ++half) {
@@ -185,7 +186,7 @@ class BlockTile {
   // One block longer than a segment (scales per column, K one block): segments of it unpacked in
   // turn, all four tiles accumulating across them.
   void OneLongBlock() {
-    const size_t groups = groups_of(0), row_bytes = groups * kKr;
+    const size_t groups = groups_of(0), row_bytes = ARowStride(0);
     const size_t first_segment = groups < kSegmentGroups ? groups : kSegmentGroups;
     Unpack(0, 0, first_segment, b_rows_[0]);
     _tile_zero(0);
@@ -222,6 +223,9 @@ class BlockTile {
 
  private:
   size_t groups_of(size_t c) const { return c + 1 == blocks_.count ? blocks_.last_groups : blocks_.groups; }
+  // Bytes from a row of block c's A to the next: the packed block's row, or the caller's row when
+  // A is read in place (QGemmAInPlace::kS8BlockRows).
+  size_t ARowStride(size_t c) const { return a_row_stride_ ? a_row_stride_ : groups_of(c) * kKr; }
   size_t Padded(size_t groups) const { return (groups + chunk_groups_ - 1) / chunk_groups_ * chunk_groups_; }
   const uint8_t* ZeroPoints(size_t c) const {
     return blocks_.zero_points ? blocks_.zero_points : b_panel_ + c * blocks_.b_stride + groups_of(c) * kGroupBytes;
@@ -316,6 +320,7 @@ class BlockTile {
   const uint8_t* const b_panel_;
   const QGemmBlocks& blocks_;
   const size_t chunk_groups_;
+  const size_t a_row_stride_;
   alignas(64) int8_t b_rows_[2][2 * kHalfBytes];
   alignas(64) int32_t acc_[2][kMr][kNr];
   alignas(64) float y_[kMr][kNr];
@@ -370,10 +375,14 @@ static_assert(kSegmentGroups % 8 == 0, "a segment holds whole 64-K chunks");
 // From 16 rows up. Emerald Rapids device, 4096 x 4096, blocks 32 and 128, against the 8-row AVX-512
 // VNNI kernel: 16 rows 1.45-2.06x at one thread and 1.15-1.56x at sixteen; 8 rows 1.06-1.56x at
 // one thread but 0.81-1.00x at sixteen; 4 rows 0.69-1.14x and 0.71-0.77x (docs/experiments.md).
+// A read in place (kS8BlockRows) where the front end would pack it in a pass of its own, against
+// that pass, sixteen threads, blocks of 128, three calls: 128 x 14336 x 4096 1.08x (0.71 -> 0.87 of
+// cpuml's int8 pair in the same process), 128 x 4096 x 4096 1.08x, 512 x 4096 x 4096 1.05x, the
+// Llama-3-8B layer's 128-row chunk 1.22x; at blocks of 32 it lost (0.88-0.99x), so they pack.
 extern const QGemmKernel kQGemm_s8u4_32x32c8__amx;
 const QGemmKernel kQGemm_s8u4_32x32c8__amx = {
     "qgemm_s8u4_32x32c8__amx", kMr, kNr, kKr, QGemmPacking::kS8U4BlockRows, 16, UINT32_MAX, qgemm_s8u4_32x32c8__amx,
-    EnterTiles, ReleaseTiles, 0, 0, 0, QGemmAInPlace::kNever};
+    EnterTiles, ReleaseTiles, 0, 0, 0, QGemmAInPlace::kS8BlockRows};
 
 }  // namespace amx
 }  // namespace cpuml
