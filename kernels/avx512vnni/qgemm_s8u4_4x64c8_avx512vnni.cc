@@ -409,12 +409,12 @@ static void qgemm_s8u4_1x64c8_pfl1__avx512vnni(size_t, size_t nr, size_t, const 
 // ahead into L2 alone, smaller blocks as qgemm_s8u4_1x64c8_pfl1__avx512vnni does. One core of the
 // Emerald Rapids device reads more from memory that way (a read loop 11.8 GB/s against 10.5 with
 // requests into L1 4 KB ahead and 8.8 with none), but blocks of 32 lost with it at sixteen
-// threads (0.81x in a trial of 2026-11-29, docs/experiments.md). The Llama-3-8B layer at M = 1, block 128, against the pfl1 row, one process each in
-// turn, medians of per-round ratios: one thread 1.29x and 1.14x (two calls, 5 and 4 rounds),
-// sixteen threads 1.02x and 1.10x; single shapes held in the last-level cache at sixteen threads
-// 0.91-1.01x, 1x4096x14336 0.95x over 8 rounds that spread 0.73-1.49 (its unchanged block-32 row
-// 1.05x, 0.82-1.42). The AMD EPYC Zen 4 host lost with it at one thread (0.96x), so the
-// avx512vnni tier keeps pfl1.
+// threads (0.81x in a trial of 2026-11-29, docs/experiments.md). The Llama-3-8B layer at M = 1,
+// block 128, against the pfl1 row, one process each in turn, medians of per-round ratios: one
+// thread 1.29x and 1.14x (two calls, 5 and 4 rounds), sixteen threads 1.02x and 1.10x; single
+// shapes held in the last-level cache at sixteen threads 0.91-1.01x, 1x4096x14336 0.95x over 8
+// rounds that spread 0.73-1.49 (its unchanged block-32 row 1.05x, 0.82-1.42). The AMD EPYC Zen 4
+// host lost with it at one thread (0.96x), so the avx512vnni tier keeps pfl1.
 static void qgemm_s8u4_1x64c8_pfl2__avx512vnni(size_t, size_t nr, size_t, const void* a, const void* b,
                                                const QGemmTileParams* p) {
   if (p->blocks->groups * kKr >= 128)
