@@ -34,6 +34,8 @@ uint64_t IsaPeakAmxB128HalfRegistersSliced(uint64_t iterations);
 uint64_t IsaPeakAmxB128QuarterRegistersSliced(uint64_t iterations);
 uint64_t IsaPeakAmxB128FloatStepsSliced(uint64_t iterations);
 uint64_t IsaPeakAmxB128UnpackedSliced(uint64_t iterations);
+uint64_t IsaPeakAmxB128SharedUnpackedOnly(uint64_t iterations);
+uint64_t IsaPeakAmxB128SharedUnpacked(uint64_t iterations);
 uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes, bool prefetch);    // bench/isa_peak_avx2.cc
 uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes, bool prefetch);  // bench/isa_peak_avx512vnni.cc
 
@@ -162,6 +164,10 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128UnpackedY2},
       {"amx_b128_unpack_float_steps_sliced", "the same block's unpacking and float steps in slices after each tdpbusd",
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128UnpackedSliced},
+      {"amx_b128_unpack_only_shared", "B unpacked, sums stored, each chunk's B tiles loaded once for both row halves",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128SharedUnpackedOnly},
+      {"amx_b128_unpack_float_steps_shared", "the kernel's block with each chunk's B tiles loaded once for both row halves",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128SharedUnpacked},
   };
 #else
   return {};

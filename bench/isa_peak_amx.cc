@@ -270,6 +270,51 @@ uint64_t RunBlocks(uint64_t iterations) {
   return blocks * 8 * kMacsPerTdpbusd + static_cast<uint64_t>(sink[0] & 0) + (buf.y[0][0] == 1e30f ? 1 : 0);
 }
 
+// RunBlocks with B unpacked, but each chunk's two B tiles loaded once for the 2 x 2 tile's four
+// tdpbusd (four tile loads where a row half at a time takes six), block c's second row half
+// stored after block c + 1's first two tdpbusd; with kFloatSteps the previous block's float steps
+// after the first chunk.
+template <BlockSteps kSteps>
+uint64_t RunSharedBlocks(uint64_t iterations) {
+  Configure();
+  BlockBuffers buf;
+  StartBuffers(buf);
+  LoadOperandTiles();
+  const uint64_t blocks = iterations / 2;
+  UnpackBlock(g_b, buf.rows[0]);
+  for (uint64_t c = 0; c < blocks; ++c) {
+    const int8_t* rows = buf.rows[c % 2];
+    UnpackBlock(g_b + (c % 4) * 2048, buf.rows[(c + 1) % 2]);
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_loadd(6, rows, 64);
+    _tile_loadd(7, rows + kUnpackedHalfBytes, 64);
+    _tile_loadd(4, g_a, 128);
+    _tile_dpbusd(0, 4, 6);
+    _tile_dpbusd(1, 4, 7);
+    if (c > 0) StoreHalf<1>(buf, c - 1);
+    _tile_zero(2);
+    _tile_zero(3);
+    _tile_loadd(5, g_a + 16 * 128, 128);
+    _tile_dpbusd(2, 5, 6);
+    _tile_dpbusd(3, 5, 7);
+    if (kSteps == BlockSteps::kFloatSteps && c > 0) FinishBlock(buf, c - 1);
+    _tile_loadd(6, rows + 16 * 64, 64);
+    _tile_loadd(7, rows + kUnpackedHalfBytes + 16 * 64, 64);
+    _tile_loadd(4, g_a + 64, 128);
+    _tile_dpbusd(0, 4, 6);
+    _tile_dpbusd(1, 4, 7);
+    _tile_loadd(5, g_a + 16 * 128 + 64, 128);
+    _tile_dpbusd(2, 5, 6);
+    _tile_dpbusd(3, 5, 7);
+    StoreHalf<0>(buf, c);
+  }
+  alignas(64) int32_t sink[16 * 16];
+  _tile_stored(0, sink, 64);
+  _tile_release();
+  return blocks * 8 * kMacsPerTdpbusd + static_cast<uint64_t>(sink[0] & 0) + (buf.y[0][0] == 1e30f ? 1 : 0);
+}
+
 // RunBlocks' kFloatSteps in the same order, but a block's work beside the tile unit cut into eight
 // slices, one after each tdpbusd: four rows of the previous block's float steps (rows 0-15 in the
 // first half's slices, whose sums were stored a block earlier; rows 16-31 after their pair is
@@ -346,6 +391,8 @@ uint64_t IsaPeakAmxB128FloatStepsY2(uint64_t iterations) {
 uint64_t IsaPeakAmxB128Unpacked(uint64_t iterations) { return RunBlocks<BlockSteps::kFloatSteps, true>(iterations); }
 uint64_t IsaPeakAmxB128UnpackedY2(uint64_t iterations) { return RunBlocks<BlockSteps::kFloatStepsY2, true>(iterations); }
 uint64_t IsaPeakAmxB128UnpackedOnly(uint64_t iterations) { return RunBlocks<BlockSteps::kSumsStored, true>(iterations); }
+uint64_t IsaPeakAmxB128SharedUnpackedOnly(uint64_t iterations) { return RunSharedBlocks<BlockSteps::kSumsStored>(iterations); }
+uint64_t IsaPeakAmxB128SharedUnpacked(uint64_t iterations) { return RunSharedBlocks<BlockSteps::kFloatSteps>(iterations); }
 
 uint64_t IsaPeakAmx(uint64_t iterations) { return Run<kL1Bytes, false>(iterations); }
 uint64_t IsaPeakAmxL1(uint64_t iterations) { return Run<kL1Bytes, true>(iterations); }

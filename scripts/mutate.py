@@ -11,6 +11,10 @@ epilogues, packing or the front end done:
   python3 scripts/mutate.py --commit HEAD   # a commit's tree instead of the working tree
   python3 scripts/mutate.py --reduced       # native suites with CPUML_TEST_SWEEP=reduced (about half
                                             # the time); run a survivor again without it, by its id
+  python3 scripts/mutate.py --export DIR s8u4-amx
+                                            # builds each native mutant's suite (and the unmutated
+                                            # one) into DIR, whatever this CPU has, for a machine
+                                            # that has the tier: there `bash DIR/run.sh` runs them
 
 A mutant runs where its code runs: 'native' on this CPU (every x86 tier the CPU has, each capped
 in turn by the suite), 'aarch64:<cpu>' under qemu-aarch64 (the cross build of scripts/test.sh,
@@ -28,6 +32,29 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIST = os.path.join(ROOT, "tests", "mutants", "mutants.txt")
 WORK = os.path.join(ROOT, "build", "mutants")
 REDUCED = "--reduced" in sys.argv
+
+# What DIR/run.sh does on the machine with the tier: the unmutated suite must pass; each mutant's
+# suite stops at its first failure (killed) or passes (survived). Extra arguments go to every
+# suite (a --gtest_filter, say).
+EXPORT_RUNNER = """#!/usr/bin/env bash
+# Written by scripts/mutate.py --export: runs the mutants' suites built here, on a CPU with their tier.
+cd "$(dirname "$0")"
+export CPUML_TEST_SWEEP=reduced
+if ! ./unmutated.cpuml_tests --gtest_brief=1 "$@" > unmutated.log 2>&1; then
+  echo "the unmutated suite fails here, see unmutated.log"; exit 2
+fi
+survived=0
+for binary in *.cpuml_tests; do
+  id=${binary%.cpuml_tests}
+  [ "$id" = unmutated ] && continue
+  if ./"$binary" --gtest_brief=1 --gtest_fail_fast "$@" > "$id.log" 2>&1; then
+    echo "$id: SURVIVED"; survived=1
+  else
+    echo "$id: killed ($(grep -m1 -oE '^\[  FAILED  \] [^ ,]+' "$id.log" | cut -c14- || echo "exit status"))"
+  fi
+done
+exit $survived
+"""
 
 
 def parse(path):
@@ -138,8 +165,50 @@ def runnable(m, tiers):
     return m["needs"] in tiers
 
 
+def export(chosen, directory, jobs):
+    """Each chosen native mutant's cpuml_tests, and the unmutated one, copied into directory with
+    a runner, for a machine that has tiers this one lacks (the Emerald Rapids device's amx)."""
+    directory = os.path.abspath(directory)
+    os.makedirs(directory, exist_ok=True)
+    build = configure("native")
+
+    def build_into(name):
+        log = os.path.join(WORK, name + ".log")
+        if run(["cmake", "--build", build, "-j", jobs, "--target", "cpuml_tests"], log) != 0:
+            return False
+        shutil.copy(os.path.join(build, "tests", "cpuml_tests"), os.path.join(directory, name + ".cpuml_tests"))
+        return True
+
+    if not build_into("unmutated"):
+        sys.exit("mutate: the unmutated tree does not build, see build/mutants/unmutated.log")
+    for m in chosen:
+        if m["runs"] != "native":
+            continue
+        path = os.path.join(WORK, "tree", m["file"])
+        original = open(path, encoding="utf-8").read()
+        if original.count(m["old"]) != 1:
+            print(f"{m['id']}: STALE (the line to mutate occurs {original.count(m['old'])} times)")
+            continue
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(original.replace(m["old"], m["new"]))
+            print(f"{m['id']}: {'built' if build_into(m['id']) else 'killed (does not build)'}", flush=True)
+        finally:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(original)
+    with open(os.path.join(directory, "run.sh"), "w") as f:
+        f.write(EXPORT_RUNNER)
+    print(f"mutate: suites in {directory}; on the machine with the tier: bash {directory}/run.sh")
+    return 0
+
+
 def main():
     args = [a for a in sys.argv[1:] if a != "--reduced"]
+    export_dir = None
+    if "--export" in args:
+        at = args.index("--export")
+        export_dir = args[at + 1]
+        del args[at:at + 2]
     commit = None
     if "--commit" in args:
         at = args.index("--commit")
@@ -155,6 +224,8 @@ def main():
     chosen = [m for m in mutants if not args or any(m["id"].startswith(a) for a in args)]
     jobs = str(os.cpu_count() or 2)
     sync_tree(commit)
+    if export_dir:
+        return export(chosen, export_dir, jobs)
     results, builds = [], {}
     # The unmutated copy first: a mutant counts as killed only where the tree itself passes.
     for where in sorted({m["runs"] for m in chosen if runnable(m, tiers)}):

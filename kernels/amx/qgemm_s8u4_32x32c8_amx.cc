@@ -8,8 +8,9 @@
 // every zero point of the block is 8), so tdpbssd (s8 A x s8 B, int32, no
 // saturation) gives each block's exact sum with the B term folded in, and A's zero point, when
 // it has one, adds row_a x the column sums of u - zero. The next segment is unpacked while the
-// current one multiplies, and each block's float steps (the formula's, lane by lane: the bits are
-// every tier's) run while the tile unit multiplies the next block.
+// current one multiplies, both row halves share each chunk's two B tiles (the 8-bit kernel's
+// 2 x 2: four tile loads for four tdpbssd), and each block's float steps (the formula's, lane by
+// lane: the bits are every tier's) run while the tile unit multiplies the next block.
 #include <immintrin.h>
 #include <string.h>
 
@@ -150,36 +151,64 @@ class BlockTile {
         _mm512_store_ps(&y_[r][j], blocks.y_in ? _mm512_loadu_ps(blocks.y_in + r * kNr + j) : _mm512_set1_ps(-0.0f));
   }
 
-  // Blocks of at most kSegmentGroups groups, each unpacked whole while the previous one
-  // multiplies. Each run (a block's row half) accumulates in the tile pair the previous run did
-  // not use, so the tile unit goes on with the next run while a finished pair is stored; a
-  // block's float steps run once both of its halves are stored, during the next block's runs.
-  void ShortBlocks() {
+  // Blocks of at most kSegmentGroups groups on one row half (16 rows or fewer), each unpacked
+  // whole while the previous one multiplies. Each block accumulates in the tile pair the previous
+  // block did not use, so the tile unit goes on with the next block while a finished pair is
+  // stored; a block's float steps run during the next block's tdpbssd.
+  void OneHalfBlocks() {
     Unpack(0, 0, groups_of(0), b_rows_[0]);
-    struct Run {
-      size_t block, half, pair;
-    } previous{0, 0, 0};
-    bool any = false;
-    constexpr size_t kHalves = kTwoHalves ? 2 : 1;
+    for (size_t c = 0; c < blocks_.count; ++c) {
+      if (c + 1 < blocks_.count) Unpack(c + 1, 0, groups_of(c + 1), b_rows_[(c + 1) % 2]);
+      const uint8_t* a = a_tile_ + c * blocks_.a_stride;
+      if (c % 2 == 0) MultiplyPair0(a, ARowStride(c), b_rows_[0], Padded(groups_of(c)), true);
+      else MultiplyPair1(a, ARowStride(c), b_rows_[1], Padded(groups_of(c)), true);
+      if (c == 0) continue;
+      StorePair((c - 1) % 2, c - 1, 0);
+      Finish(c - 1);
+    }
+    StorePair((blocks_.count - 1) % 2, blocks_.count - 1, 0);
+    Finish(blocks_.count - 1);
+  }
+
+  // Blocks of at most kSegmentGroups groups on both row halves, each chunk's two B tiles loaded
+  // once for the four tdpbssd of the 2 x 2 tile (four tile loads, where a row half at a time
+  // loads them again for the second half: six). Block c's second row half is stored after block
+  // c + 1's first two tdpbssd, so the tile unit has those to run while block c's sums drain.
+  void TwoHalvesBlocks() {
+    Unpack(0, 0, groups_of(0), b_rows_[0]);
     for (size_t c = 0; c < blocks_.count; ++c) {
       if (c + 1 < blocks_.count) Unpack(c + 1, 0, groups_of(c + 1), b_rows_[(c + 1) % 2]);
       const size_t row_bytes = ARowStride(c), padded = Padded(groups_of(c));
       const uint8_t* a = a_tile_ + c * blocks_.a_stride;
-      size_t finished = SIZE_MAX;
-      for (size_t half = 0; half < kHalves; ++half) {
-        const size_t pair = kTwoHalves ? half : c % 2;
-        if (pair == 0) MultiplyPair0(a + half * kTileRows * row_bytes, row_bytes, b_rows_[c % 2], padded, true);
-        else MultiplyPair1(a + half * kTileRows * row_bytes, row_bytes, b_rows_[c % 2], padded, true);
-        if (any) {
-          StorePair(previous.pair, previous.block, previous.half);
-          if (previous.half + 1 == kHalves) finished = previous.block;
-        }
-        previous = {c, half, pair};
-        any = true;
+      const uint8_t* a_high = a + kTileRows * row_bytes;
+      const int8_t* rows = b_rows_[c % 2];
+      _tile_zero(0);
+      _tile_zero(1);
+      _tile_loadd(6, rows, kRowBytes);
+      _tile_loadd(7, rows + kHalfBytes, kRowBytes);
+      _tile_loadd(4, a, row_bytes);
+      _tile_dpbssd(0, 4, 6);
+      _tile_dpbssd(1, 4, 7);
+      if (c > 0) StorePair(1, c - 1, 1);
+      _tile_zero(2);
+      _tile_zero(3);
+      _tile_loadd(5, a_high, row_bytes);
+      _tile_dpbssd(2, 5, 6);
+      _tile_dpbssd(3, 5, 7);
+      if (c > 0) Finish(c - 1);  // both of its row halves stored
+      for (size_t g = chunk_groups_; g < padded; g += chunk_groups_) {
+        _tile_loadd(6, rows + 2 * g * kRowBytes, kRowBytes);
+        _tile_loadd(7, rows + kHalfBytes + 2 * g * kRowBytes, kRowBytes);
+        _tile_loadd(4, a + g * kKr, row_bytes);
+        _tile_dpbssd(0, 4, 6);
+        _tile_dpbssd(1, 4, 7);
+        _tile_loadd(5, a_high + g * kKr, row_bytes);
+        _tile_dpbssd(2, 5, 6);
+        _tile_dpbssd(3, 5, 7);
       }
-      if (finished != SIZE_MAX) Finish(finished);
+      StorePair(0, c, 0);
     }
-    StorePair(previous.pair, previous.block, previous.half);
+    StorePair(1, blocks_.count - 1, 1);
     Finish(blocks_.count - 1);
   }
 
@@ -346,8 +375,9 @@ void Tile(size_t mr, size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, c
   }
   BlockTile<kTwoHalves, kColumnSums> tile(mr, a_tile, b_panel, blocks, chunk, *p);
   // Blocks are at most 256 K values; only scales per column make a longer one, the only block.
-  if (blocks.groups <= kSegmentGroups) tile.ShortBlocks();
-  else tile.OneLongBlock();
+  if (blocks.groups > kSegmentGroups) tile.OneLongBlock();
+  else if constexpr (kTwoHalves) tile.TwoHalvesBlocks();
+  else tile.OneHalfBlocks();
   tile.Store(nr, p);
 }
 
@@ -379,6 +409,9 @@ static_assert(kSegmentGroups % 8 == 0, "a segment holds whole 64-K chunks");
 // that pass, sixteen threads, blocks of 128, three calls: 128 x 14336 x 4096 1.08x (0.71 -> 0.87 of
 // cpuml's int8 pair in the same process), 128 x 4096 x 4096 1.08x, 512 x 4096 x 4096 1.05x, the
 // Llama-3-8B layer's 128-row chunk 1.22x; at blocks of 32 it lost (0.88-0.99x), so they pack.
+// Both row halves on each chunk's B tiles (TwoHalvesBlocks) against a row half at a time, sixteen
+// threads, blocks of 128, 14 rounds of two calls: 1.01-1.08x, the int8 pair's time over the 4-bit
+// pair's in the same process 0.66-0.83 -> 0.75-0.96; blocks of 32, and 1, 4 and 8 threads, level.
 extern const QGemmKernel kQGemm_s8u4_32x32c8__amx;
 const QGemmKernel kQGemm_s8u4_32x32c8__amx = {
     "qgemm_s8u4_32x32c8__amx", kMr, kNr, kKr, QGemmPacking::kS8U4BlockRows, 16, UINT32_MAX, qgemm_s8u4_32x32c8__amx,
