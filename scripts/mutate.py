@@ -21,6 +21,7 @@ in turn by the suite), 'aarch64:<cpu>' under qemu-aarch64 (the cross build of sc
 whose sysroot must exist: run scripts/test.sh once first). A mutant whose tiers this CPU lacks is
 reported as not run, never as killed. Exit status: 1 if any mutant that ran survived.
 """
+import contextlib
 import os
 import re
 import shutil
@@ -165,6 +166,25 @@ def runnable(m, tiers):
     return m["needs"] in tiers
 
 
+@contextlib.contextmanager
+def applied(m):
+    """Mutant m's bug in the work tree for the with-block, the file restored after it. Yields how
+    often the line to replace occurs in the file: the bug is applied only when that is once."""
+    path = os.path.join(WORK, "tree", m["file"])
+    original = open(path, encoding="utf-8").read()
+    count = original.count(m["old"])
+    if count != 1:
+        yield count
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(original.replace(m["old"], m["new"]))
+        yield count
+    finally:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(original)
+
+
 def export(chosen, directory, jobs):
     """Each chosen native mutant's cpuml_tests, and the unmutated one, copied into directory with
     a runner, for a machine that has tiers this one lacks (the Emerald Rapids device's amx)."""
@@ -184,18 +204,11 @@ def export(chosen, directory, jobs):
     for m in chosen:
         if m["runs"] != "native":
             continue
-        path = os.path.join(WORK, "tree", m["file"])
-        original = open(path, encoding="utf-8").read()
-        if original.count(m["old"]) != 1:
-            print(f"{m['id']}: STALE (the line to mutate occurs {original.count(m['old'])} times)")
-            continue
-        try:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(original.replace(m["old"], m["new"]))
+        with applied(m) as count:
+            if count != 1:
+                print(f"{m['id']}: STALE (the line to mutate occurs {count} times)")
+                continue
             print(f"{m['id']}: {'built' if build_into(m['id']) else 'killed (does not build)'}", flush=True)
-        finally:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(original)
     with open(os.path.join(directory, "run.sh"), "w") as f:
         f.write(EXPORT_RUNNER)
     print(f"mutate: suites in {directory}; on the machine with the tier: bash {directory}/run.sh")
@@ -238,19 +251,14 @@ def main():
             sys.exit(f"mutate: the unmutated tree fails ({where}), see {log}")
         print(f"unmutated tree ({where}): passes", flush=True)
     for m in chosen:
-        path = os.path.join(WORK, "tree", m["file"])
         if not runnable(m, tiers):
             results.append((m, "not run", f"tier {m['needs']} absent" if m["runs"] == "native" else "no qemu"))
             continue
-        original = open(path, encoding="utf-8").read()
-        count = original.count(m["old"])
-        if count != 1:
-            results.append((m, "STALE", f"the line to mutate occurs {count} times in {m['file']}"))
-            continue
         start = time.time()
-        try:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(original.replace(m["old"], m["new"]))
+        with applied(m) as count:
+            if count != 1:
+                results.append((m, "STALE", f"the line to mutate occurs {count} times in {m['file']}"))
+                continue
             where = m["runs"]
             if where not in builds:
                 builds[where] = configure(where)
@@ -271,9 +279,6 @@ def main():
                                 (f" (+{len(names) - 3})" if len(names) > 3 else "")))
             else:
                 results.append((m, "SURVIVED", "every test passed"))
-        finally:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(original)
         print(f"{m['id']}: {results[-1][1]} ({time.time() - start:.0f} s)", flush=True)
     print()
     print(f"{'mutant':40s} {'result':9s} detail")
