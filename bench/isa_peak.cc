@@ -36,6 +36,25 @@ uint64_t IsaPeakAmxB128FloatStepsSliced(uint64_t iterations);
 uint64_t IsaPeakAmxB128UnpackedSliced(uint64_t iterations);
 uint64_t IsaPeakAmxB128SharedUnpackedOnly(uint64_t iterations);
 uint64_t IsaPeakAmxB128SharedUnpacked(uint64_t iterations);
+uint64_t IsaPeakAmxB128StaticRows(uint64_t iterations);
+uint64_t IsaPeakAmxB128RegistersSlicedMagic(uint64_t iterations);
+uint64_t IsaPeakAmxB128StaticNoUnpack(uint64_t iterations);
+uint64_t IsaPeakAmxB128StaticRawStores(uint64_t iterations);
+// 256 of one vector instruction a block of eight tdpbusd, bench/isa_peak_amx.cc:
+uint64_t IsaPeakAmxBesideAddPs(uint64_t iterations);
+uint64_t IsaPeakAmxBesideMulPs(uint64_t iterations);
+uint64_t IsaPeakAmxBesideCvtDq2Ps(uint64_t iterations);
+uint64_t IsaPeakAmxBesideCvtPs2Dq(uint64_t iterations);
+uint64_t IsaPeakAmxBesideAddD(uint64_t iterations);
+uint64_t IsaPeakAmxBesideTernlog(uint64_t iterations);
+uint64_t IsaPeakAmxBesideAffine(uint64_t iterations);
+uint64_t IsaPeakAmxBesideShufB(uint64_t iterations);
+uint64_t IsaPeakAmxBesideSrlW(uint64_t iterations);
+uint64_t IsaPeakAmxBesidePacksDw(uint64_t iterations);
+uint64_t IsaPeakAmxBesideAddPsYmm(uint64_t iterations);
+uint64_t IsaPeakAmxBesideMulPsYmm(uint64_t iterations);
+uint64_t IsaPeakAmxBesideCvtDq2PsYmm(uint64_t iterations);
+uint64_t IsaPeakAmxBesidePaddDYmm(uint64_t iterations);
 uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes, bool prefetch);    // bench/isa_peak_avx2.cc
 uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes, bool prefetch);  // bench/isa_peak_avx512vnni.cc
 
@@ -168,6 +187,42 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128SharedUnpackedOnly},
       {"amx_b128_unpack_float_steps_shared", "the kernel's block with each chunk's B tiles loaded once for both row halves",
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128SharedUnpacked},
+      {"amx_b128_float_in_registers_sliced_magic", "the sliced float steps with the conversion as an integer add and a float subtract",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128RegistersSlicedMagic},
+      {"amx_b128_static_rows", "the shared block unpacking B, its tiles loaded from rows nobody writes",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128StaticRows},
+      {"amx_b128_static_no_unpack", "the shared block's tile loads from rows nobody writes, no unpacking",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128StaticNoUnpack},
+      {"amx_b128_static_raw_stores", "the same, the nibbles stored as loaded into rows no tile reads",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128StaticRawStores},
+      {"amx_beside_addps", "eight tdpbusd with 256 vaddps zmm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideAddPs},
+      {"amx_beside_mulps", "eight tdpbusd with 256 vmulps zmm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideMulPs},
+      {"amx_beside_cvtdq2ps", "eight tdpbusd with 256 vcvtdq2ps zmm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideCvtDq2Ps},
+      {"amx_beside_cvtps2dq", "eight tdpbusd with 256 vcvtps2dq zmm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideCvtPs2Dq},
+      {"amx_beside_paddd", "eight tdpbusd with 256 vpaddd zmm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideAddD},
+      {"amx_beside_pternlogd", "eight tdpbusd with 256 vpternlogd zmm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideTernlog},
+      {"amx_beside_gf2p8affineqb", "eight tdpbusd with 256 vgf2p8affineqb zmm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideAffine},
+      {"amx_beside_pshufb", "eight tdpbusd with 256 vpshufb zmm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideShufB},
+      {"amx_beside_psrlw", "eight tdpbusd with 256 vpsrlw zmm, imm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideSrlW},
+      {"amx_beside_packssdw", "eight tdpbusd with 256 vpackssdw zmm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesidePacksDw},
+      {"amx_beside_addps_ymm", "eight tdpbusd with 256 vaddps ymm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideAddPsYmm},
+      {"amx_beside_mulps_ymm", "eight tdpbusd with 256 vmulps ymm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideMulPsYmm},
+      {"amx_beside_cvtdq2ps_ymm", "eight tdpbusd with 256 vcvtdq2ps ymm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideCvtDq2PsYmm},
+      {"amx_beside_paddd_ymm", "eight tdpbusd with 256 vpaddd ymm beside them (two a cycle of the tile unit's)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesidePaddDYmm},
   };
 #else
   return {};

@@ -14,7 +14,12 @@
 //                   tdpbusd), step by step, every operand in L1 or in tiles: what each step beside
 //                   the tile unit's multiplies costs (sums stored, float steps, unpacking B), in
 //                   the kernel's order or sliced between the tdpbusd, so that the kernel reads
-//                   against its own ceiling.
+//                   against its own ceiling; and where the unpacked B tiles come from (rows
+//                   nobody writes, the nibbles stored untransformed), to tell the unpacking's
+//                   stores from its transforms and from the tile loads that read them.
+//   IsaPeakAmxBeside*
+//                   eight tdpbusd with 256 of one vector instruction beside them: which of the
+//                   core's vector ports stay free while the tile unit multiplies.
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
@@ -180,13 +185,20 @@ inline RegisterSteps StartSteps() {
   return r;
 }
 
-template <size_t kSteps>
+// kMagic: the conversion as an integer add and a float subtract (exact for |sum| < 2^22: the sum
+// placed in the mantissa of 1.5 x 2^23, then 1.5 x 2^23 taken off), two instructions any of the
+// vector ports runs where vcvtdq2ps takes the one port that also multiplies.
+template <size_t kSteps, bool kMagic = false>
 __attribute__((always_inline)) inline void RunSteps(RegisterSteps& r, __m512 b) {
+  const __m512i magic_bits = _mm512_set1_epi32(0x4B400000);
+  const __m512 magic = _mm512_set1_ps(12582912.0f);
 #pragma GCC unroll 64
   for (size_t i = 0; i < kSteps; ++i) {
     const size_t j = i % 4;
     asm("" : "+v"(r.sums[j]), "+v"(r.scales[j]));
-    r.y[i % 8] = _mm512_add_ps(r.y[i % 8], _mm512_mul_ps(_mm512_cvtepi32_ps(r.sums[j]), _mm512_mul_ps(r.scales[j], b)));
+    const __m512 sum = kMagic ? _mm512_sub_ps(_mm512_castsi512_ps(_mm512_add_epi32(r.sums[j], magic_bits)), magic)
+                              : _mm512_cvtepi32_ps(r.sums[j]);
+    r.y[i % 8] = _mm512_add_ps(r.y[i % 8], _mm512_mul_ps(sum, _mm512_mul_ps(r.scales[j], b)));
   }
 }
 
@@ -270,11 +282,28 @@ uint64_t RunBlocks(uint64_t iterations) {
   return blocks * 8 * kMacsPerTdpbusd + static_cast<uint64_t>(sink[0] & 0) + (buf.y[0][0] == 1e30f ? 1 : 0);
 }
 
+// Where the B tiles come from, to tell the unpacking's stores from the tile loads that read them:
+// the rows just unpacked (the kernel), or rows nobody writes while the block still unpacks into
+// its buffers (kStaticRows), does not unpack at all (kStaticNoUnpack), or stores the nibbles it
+// loads, untransformed, into a buffer no tile reads (kStaticRawStores: the stores without their
+// affine transforms or a reader).
+enum class BRows { kUnpacked, kStaticRows, kStaticNoUnpack, kStaticRawStores };
+
+inline void StoreRaw(const uint8_t* nibbles, int8_t* scratch) {
+  for (size_t g = 0; g < 16; ++g)
+    for (size_t half = 0; half < 2; ++half) {
+      const __m512i raw = _mm512_load_si512(nibbles + g * 128 + half * 64);
+      int8_t* row = scratch + half * kUnpackedHalfBytes + 2 * g * 64;
+      _mm512_store_si512(row, raw);
+      _mm512_store_si512(row + 64, raw);
+    }
+}
+
 // RunBlocks with B unpacked, but each chunk's two B tiles loaded once for the 2 x 2 tile's four
 // tdpbusd (four tile loads where a row half at a time takes six), block c's second row half
 // stored after block c + 1's first two tdpbusd; with kFloatSteps the previous block's float steps
 // after the first chunk.
-template <BlockSteps kSteps>
+template <BlockSteps kSteps, BRows kRows = BRows::kUnpacked>
 uint64_t RunSharedBlocks(uint64_t iterations) {
   Configure();
   BlockBuffers buf;
@@ -282,9 +311,12 @@ uint64_t RunSharedBlocks(uint64_t iterations) {
   LoadOperandTiles();
   const uint64_t blocks = iterations / 2;
   UnpackBlock(g_b, buf.rows[0]);
+  const int8_t* static_rows = reinterpret_cast<const int8_t*>(g_b);
   for (uint64_t c = 0; c < blocks; ++c) {
-    const int8_t* rows = buf.rows[c % 2];
-    UnpackBlock(g_b + (c % 4) * 2048, buf.rows[(c + 1) % 2]);
+    const int8_t* rows = kRows == BRows::kUnpacked ? buf.rows[c % 2] : static_rows;
+    if (kRows == BRows::kUnpacked || kRows == BRows::kStaticRows)
+      UnpackBlock(g_b + (c % 4) * 2048, buf.rows[(c + 1) % 2]);
+    if (kRows == BRows::kStaticRawStores) StoreRaw(g_b + (c % 4) * 2048, buf.rows[(c + 1) % 2]);
     _tile_zero(0);
     _tile_zero(1);
     _tile_loadd(6, rows, 64);
@@ -312,6 +344,7 @@ uint64_t RunSharedBlocks(uint64_t iterations) {
   alignas(64) int32_t sink[16 * 16];
   _tile_stored(0, sink, 64);
   _tile_release();
+  asm volatile("" : : "r"(&buf) : "memory");  // the rows stored are read, as far as the compiler knows
   return blocks * 8 * kMacsPerTdpbusd + static_cast<uint64_t>(sink[0] & 0) + (buf.y[0][0] == 1e30f ? 1 : 0);
 }
 
@@ -350,7 +383,7 @@ uint64_t RunSlicedBlocks(uint64_t iterations) {
 // and kSteps float steps on registers a block, in kSlices slices after the block's tdpbusd (1:
 // all after the eighth; 8: one slice after each): whether the vector units' work overlaps the tile
 // unit's at all, and whether its order in the instruction stream decides it.
-template <size_t kSteps, size_t kSlices>
+template <size_t kSteps, size_t kSlices, bool kMagic = false>
 uint64_t RunRegisterSteps(uint64_t iterations) {
   Configure();
   LoadOperandTiles();
@@ -361,10 +394,10 @@ uint64_t RunRegisterSteps(uint64_t iterations) {
   const uint64_t blocks = iterations / 2;
   for (uint64_t c = 0; c < blocks; ++c) {
     MultiplyHalf0<false>(nullptr, nullptr, [&](size_t i) __attribute__((always_inline)) {
-      if ((i + 1) % kEvery == 0) RunSteps<kSliceSteps>(steps, b);
+      if ((i + 1) % kEvery == 0) RunSteps<kSliceSteps, kMagic>(steps, b);
     });
     MultiplyHalf1<false>(nullptr, nullptr, [&](size_t i) __attribute__((always_inline)) {
-      if ((4 + i + 1) % kEvery == 0) RunSteps<kSliceSteps>(steps, b);
+      if ((4 + i + 1) % kEvery == 0) RunSteps<kSliceSteps, kMagic>(steps, b);
     });
   }
   alignas(64) int32_t sink[16 * 16];
@@ -374,9 +407,92 @@ uint64_t RunRegisterSteps(uint64_t iterations) {
   return blocks * 8 * kMacsPerTdpbusd + static_cast<uint64_t>(sink[0] & 0) + (sum == 1e30f ? 1 : 0);
 }
 
+// Which vector instructions issue beside the tile unit, and at what rate: eight tdpbusd a block of
+// 128 K values with operands in tiles, and 256 independent instances of one vector instruction a
+// block (32 after each tdpbusd, on 16 rotating registers that an empty asm renews, so no chain
+// and no load or store). 256 instructions in the 128 cycles of the block's eight tdpbusd at full
+// speed is two a cycle: a probe at the tile rate issues two a cycle beside the unit, at half of
+// it one. The formula's float steps (a conversion, two multiplies, an add) and the epilogues'
+// conversions, packs and unpacking shifts and affine transforms each get a row.
+enum class VectorOp {
+  kAddPs, kMulPs, kCvtDq2Ps, kCvtPs2Dq, kAddD, kTernlog, kAffine, kShufB, kSrlW, kPacksDw,
+  kAddPsYmm, kMulPsYmm, kCvtDq2PsYmm, kPaddDYmm,
+};
+
+template <VectorOp kOp>
+__attribute__((always_inline)) inline void VectorOpSlice(__m512i (&v)[16], __m256i (&w)[16]) {
+  const __m512i c = _mm512_set1_epi32(0x3F8000F1);
+  const __m256i cy = _mm256_set1_epi32(0x3F8000F1);
+#pragma GCC unroll 32
+  for (size_t i = 0; i < 32; ++i) {
+    const size_t j = i % 16;
+    if constexpr (kOp >= VectorOp::kAddPsYmm) {
+      asm("" : "+v"(w[j]));
+      __m256i r;
+      if constexpr (kOp == VectorOp::kAddPsYmm) r = _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(w[j]), _mm256_castsi256_ps(cy)));
+      if constexpr (kOp == VectorOp::kMulPsYmm) r = _mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(w[j]), _mm256_castsi256_ps(cy)));
+      if constexpr (kOp == VectorOp::kCvtDq2PsYmm) r = _mm256_castps_si256(_mm256_cvtepi32_ps(w[j]));
+      if constexpr (kOp == VectorOp::kPaddDYmm) r = _mm256_add_epi32(w[j], cy);
+      asm volatile("" : : "v"(r));
+    } else {
+      asm("" : "+v"(v[j]));
+      __m512i r;
+      if constexpr (kOp == VectorOp::kAddPs) r = _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(v[j]), _mm512_castsi512_ps(c)));
+      if constexpr (kOp == VectorOp::kMulPs) r = _mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(v[j]), _mm512_castsi512_ps(c)));
+      if constexpr (kOp == VectorOp::kCvtDq2Ps) r = _mm512_castps_si512(_mm512_cvtepi32_ps(v[j]));
+      if constexpr (kOp == VectorOp::kCvtPs2Dq) r = _mm512_cvtps_epi32(_mm512_castsi512_ps(v[j]));
+      if constexpr (kOp == VectorOp::kAddD) r = _mm512_add_epi32(v[j], c);
+      // (in place: vpternlogd overwrites its first operand, and a copy would be a second instruction)
+      if constexpr (kOp == VectorOp::kTernlog) r = v[j] = _mm512_ternarylogic_epi32(v[j], c, v[(j + 1) % 16], 0x6A);
+      if constexpr (kOp == VectorOp::kAffine) r = _mm512_gf2p8affine_epi64_epi8(v[j], c, 0xF8);
+      if constexpr (kOp == VectorOp::kShufB) r = _mm512_shuffle_epi8(c, v[j]);
+      if constexpr (kOp == VectorOp::kSrlW) r = _mm512_srli_epi16(v[j], 4);
+      if constexpr (kOp == VectorOp::kPacksDw) r = _mm512_packs_epi32(v[j], c);
+      asm volatile("" : : "v"(r));
+    }
+  }
+}
+
+template <VectorOp kOp>
+uint64_t RunVectorOps(uint64_t iterations) {
+  Configure();
+  LoadOperandTiles();
+  __m512i v[16];
+  __m256i w[16];
+  for (size_t j = 0; j < 16; ++j) {
+    // Normal floats read as either type (a multiply of subnormals would take the slow path).
+    v[j] = _mm512_castps_si512(_mm512_set1_ps(1.0f + static_cast<float>(j) / 16));
+    w[j] = _mm256_castps_si256(_mm256_set1_ps(1.0f + static_cast<float>(j) / 16));
+  }
+  const uint64_t blocks = iterations / 2;
+  for (uint64_t c = 0; c < blocks; ++c) {
+    MultiplyHalf0<false>(nullptr, nullptr, [&](size_t) __attribute__((always_inline)) { VectorOpSlice<kOp>(v, w); });
+    MultiplyHalf1<false>(nullptr, nullptr, [&](size_t) __attribute__((always_inline)) { VectorOpSlice<kOp>(v, w); });
+  }
+  alignas(64) int32_t sink[16 * 16];
+  _tile_stored(0, sink, 64);
+  _tile_release();
+  return blocks * 8 * kMacsPerTdpbusd + static_cast<uint64_t>(sink[0] & 0);
+}
+
 }  // namespace
 
+uint64_t IsaPeakAmxBesideAddPs(uint64_t iterations) { return RunVectorOps<VectorOp::kAddPs>(iterations); }
+uint64_t IsaPeakAmxBesideMulPs(uint64_t iterations) { return RunVectorOps<VectorOp::kMulPs>(iterations); }
+uint64_t IsaPeakAmxBesideCvtDq2Ps(uint64_t iterations) { return RunVectorOps<VectorOp::kCvtDq2Ps>(iterations); }
+uint64_t IsaPeakAmxBesideCvtPs2Dq(uint64_t iterations) { return RunVectorOps<VectorOp::kCvtPs2Dq>(iterations); }
+uint64_t IsaPeakAmxBesideAddD(uint64_t iterations) { return RunVectorOps<VectorOp::kAddD>(iterations); }
+uint64_t IsaPeakAmxBesideTernlog(uint64_t iterations) { return RunVectorOps<VectorOp::kTernlog>(iterations); }
+uint64_t IsaPeakAmxBesideAffine(uint64_t iterations) { return RunVectorOps<VectorOp::kAffine>(iterations); }
+uint64_t IsaPeakAmxBesideShufB(uint64_t iterations) { return RunVectorOps<VectorOp::kShufB>(iterations); }
+uint64_t IsaPeakAmxBesideSrlW(uint64_t iterations) { return RunVectorOps<VectorOp::kSrlW>(iterations); }
+uint64_t IsaPeakAmxBesidePacksDw(uint64_t iterations) { return RunVectorOps<VectorOp::kPacksDw>(iterations); }
+uint64_t IsaPeakAmxBesideAddPsYmm(uint64_t iterations) { return RunVectorOps<VectorOp::kAddPsYmm>(iterations); }
+uint64_t IsaPeakAmxBesideMulPsYmm(uint64_t iterations) { return RunVectorOps<VectorOp::kMulPsYmm>(iterations); }
+uint64_t IsaPeakAmxBesideCvtDq2PsYmm(uint64_t iterations) { return RunVectorOps<VectorOp::kCvtDq2PsYmm>(iterations); }
+uint64_t IsaPeakAmxBesidePaddDYmm(uint64_t iterations) { return RunVectorOps<VectorOp::kPaddDYmm>(iterations); }
 uint64_t IsaPeakAmxB128RegistersSliced(uint64_t iterations) { return RunRegisterSteps<64, 8>(iterations); }
+uint64_t IsaPeakAmxB128RegistersSlicedMagic(uint64_t iterations) { return RunRegisterSteps<64, 8, true>(iterations); }
 uint64_t IsaPeakAmxB128FloatInRegisters(uint64_t iterations) { return RunRegisterSteps<64, 1>(iterations); }
 uint64_t IsaPeakAmxB128HalfRegisters(uint64_t iterations) { return RunRegisterSteps<32, 1>(iterations); }
 uint64_t IsaPeakAmxB128HalfRegistersSliced(uint64_t iterations) { return RunRegisterSteps<32, 8>(iterations); }
@@ -393,6 +509,15 @@ uint64_t IsaPeakAmxB128UnpackedY2(uint64_t iterations) { return RunBlocks<BlockS
 uint64_t IsaPeakAmxB128UnpackedOnly(uint64_t iterations) { return RunBlocks<BlockSteps::kSumsStored, true>(iterations); }
 uint64_t IsaPeakAmxB128SharedUnpackedOnly(uint64_t iterations) { return RunSharedBlocks<BlockSteps::kSumsStored>(iterations); }
 uint64_t IsaPeakAmxB128SharedUnpacked(uint64_t iterations) { return RunSharedBlocks<BlockSteps::kFloatSteps>(iterations); }
+uint64_t IsaPeakAmxB128StaticRows(uint64_t iterations) {
+  return RunSharedBlocks<BlockSteps::kSumsStored, BRows::kStaticRows>(iterations);
+}
+uint64_t IsaPeakAmxB128StaticNoUnpack(uint64_t iterations) {
+  return RunSharedBlocks<BlockSteps::kSumsStored, BRows::kStaticNoUnpack>(iterations);
+}
+uint64_t IsaPeakAmxB128StaticRawStores(uint64_t iterations) {
+  return RunSharedBlocks<BlockSteps::kSumsStored, BRows::kStaticRawStores>(iterations);
+}
 
 uint64_t IsaPeakAmx(uint64_t iterations) { return Run<kL1Bytes, false>(iterations); }
 uint64_t IsaPeakAmxL1(uint64_t iterations) { return Run<kL1Bytes, true>(iterations); }
