@@ -418,6 +418,10 @@ enum class VectorOp {
   kAddPs, kMulPs, kCvtDq2Ps, kCvtPs2Dq, kAddD, kTernlog, kAffine, kShufB, kSrlW, kPacksDw,
   kAddPsYmm, kMulPsYmm, kCvtDq2PsYmm, kPaddDYmm,
 };
+constexpr bool IsYmm(VectorOp op) {
+  return op == VectorOp::kAddPsYmm || op == VectorOp::kMulPsYmm || op == VectorOp::kCvtDq2PsYmm ||
+         op == VectorOp::kPaddDYmm;
+}
 
 template <VectorOp kOp>
 __attribute__((always_inline)) inline void VectorOpSlice(__m512i (&v)[16], __m256i (&w)[16]) {
@@ -426,7 +430,7 @@ __attribute__((always_inline)) inline void VectorOpSlice(__m512i (&v)[16], __m25
 #pragma GCC unroll 32
   for (size_t i = 0; i < 32; ++i) {
     const size_t j = i % 16;
-    if constexpr (kOp >= VectorOp::kAddPsYmm) {
+    if constexpr (IsYmm(kOp)) {
       asm("" : "+v"(w[j]));
       __m256i r;
       if constexpr (kOp == VectorOp::kAddPsYmm) r = _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(w[j]), _mm256_castsi256_ps(cy)));
