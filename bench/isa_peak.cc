@@ -41,20 +41,8 @@ uint64_t IsaPeakAmxB128RegistersSlicedMagic(uint64_t iterations);
 uint64_t IsaPeakAmxB128StaticNoUnpack(uint64_t iterations);
 uint64_t IsaPeakAmxB128StaticRawStores(uint64_t iterations);
 // 256 of one vector instruction a block of eight tdpbusd, bench/isa_peak_amx.cc:
-uint64_t IsaPeakAmxBesideAddPs(uint64_t iterations);
-uint64_t IsaPeakAmxBesideMulPs(uint64_t iterations);
-uint64_t IsaPeakAmxBesideCvtDq2Ps(uint64_t iterations);
-uint64_t IsaPeakAmxBesideCvtPs2Dq(uint64_t iterations);
-uint64_t IsaPeakAmxBesideAddD(uint64_t iterations);
-uint64_t IsaPeakAmxBesideTernlog(uint64_t iterations);
-uint64_t IsaPeakAmxBesideAffine(uint64_t iterations);
-uint64_t IsaPeakAmxBesideShufB(uint64_t iterations);
-uint64_t IsaPeakAmxBesideSrlW(uint64_t iterations);
-uint64_t IsaPeakAmxBesidePacksDw(uint64_t iterations);
-uint64_t IsaPeakAmxBesideAddPsYmm(uint64_t iterations);
-uint64_t IsaPeakAmxBesideMulPsYmm(uint64_t iterations);
-uint64_t IsaPeakAmxBesideCvtDq2PsYmm(uint64_t iterations);
-uint64_t IsaPeakAmxBesidePaddDYmm(uint64_t iterations);
+extern const IsaPeakProbe kAmxBesideProbes[];
+extern const size_t kAmxBesideProbeCount;
 uint64_t ReadBytesAvx2(const uint8_t* data, size_t bytes, bool prefetch);    // bench/isa_peak_avx2.cc
 uint64_t ReadBytesAvx512(const uint8_t* data, size_t bytes, bool prefetch);  // bench/isa_peak_avx512vnni.cc
 
@@ -127,7 +115,7 @@ uint64_t FourRowInt4Tile(uint64_t iterations) {
 
 std::vector<IsaPeakProbe> IsaPeakProbes() {
 #if defined(__x86_64__)
-  return {
+  std::vector<IsaPeakProbe> probes = {
       {"avx2_vpmaddwd_vpaddd", "vpmaddwd + vpaddd, int16 operands (exact)",
        [] { return __builtin_cpu_supports("avx2") != 0; }, IsaPeakAvx2Madd},
       {"avx2_vpmaddubsw_vpmaddwd_vpaddd", "vpmaddubsw + vpmaddwd + vpaddd, B within 7 bits (exact)",
@@ -195,35 +183,9 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128StaticNoUnpack},
       {"amx_b128_static_raw_stores", "the same, the nibbles stored as loaded into rows no tile reads",
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128StaticRawStores},
-      {"amx_beside_addps", "eight tdpbusd with 256 vaddps zmm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideAddPs},
-      {"amx_beside_mulps", "eight tdpbusd with 256 vmulps zmm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideMulPs},
-      {"amx_beside_cvtdq2ps", "eight tdpbusd with 256 vcvtdq2ps zmm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideCvtDq2Ps},
-      {"amx_beside_cvtps2dq", "eight tdpbusd with 256 vcvtps2dq zmm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideCvtPs2Dq},
-      {"amx_beside_paddd", "eight tdpbusd with 256 vpaddd zmm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideAddD},
-      {"amx_beside_pternlogd", "eight tdpbusd with 256 vpternlogd zmm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideTernlog},
-      {"amx_beside_gf2p8affineqb", "eight tdpbusd with 256 vgf2p8affineqb zmm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideAffine},
-      {"amx_beside_pshufb", "eight tdpbusd with 256 vpshufb zmm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideShufB},
-      {"amx_beside_psrlw", "eight tdpbusd with 256 vpsrlw zmm, imm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideSrlW},
-      {"amx_beside_packssdw", "eight tdpbusd with 256 vpackssdw zmm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesidePacksDw},
-      {"amx_beside_addps_ymm", "eight tdpbusd with 256 vaddps ymm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideAddPsYmm},
-      {"amx_beside_mulps_ymm", "eight tdpbusd with 256 vmulps ymm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideMulPsYmm},
-      {"amx_beside_cvtdq2ps_ymm", "eight tdpbusd with 256 vcvtdq2ps ymm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesideCvtDq2PsYmm},
-      {"amx_beside_paddd_ymm", "eight tdpbusd with 256 vpaddd ymm beside them (two a cycle of the tile unit's)",
-       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxBesidePaddDYmm},
   };
+  probes.insert(probes.end(), kAmxBesideProbes, kAmxBesideProbes + kAmxBesideProbeCount);
+  return probes;
 #else
   return {};
 #endif

@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bench/isa_peak.h"
+#include "cpuml/cpuml.h"
 #include "kernels/amx/tile_config.h"
 
 namespace cpuml_bench {
@@ -481,20 +483,30 @@ uint64_t RunVectorOps(uint64_t iterations) {
 
 }  // namespace
 
-uint64_t IsaPeakAmxBesideAddPs(uint64_t iterations) { return RunVectorOps<VectorOp::kAddPs>(iterations); }
-uint64_t IsaPeakAmxBesideMulPs(uint64_t iterations) { return RunVectorOps<VectorOp::kMulPs>(iterations); }
-uint64_t IsaPeakAmxBesideCvtDq2Ps(uint64_t iterations) { return RunVectorOps<VectorOp::kCvtDq2Ps>(iterations); }
-uint64_t IsaPeakAmxBesideCvtPs2Dq(uint64_t iterations) { return RunVectorOps<VectorOp::kCvtPs2Dq>(iterations); }
-uint64_t IsaPeakAmxBesideAddD(uint64_t iterations) { return RunVectorOps<VectorOp::kAddD>(iterations); }
-uint64_t IsaPeakAmxBesideTernlog(uint64_t iterations) { return RunVectorOps<VectorOp::kTernlog>(iterations); }
-uint64_t IsaPeakAmxBesideAffine(uint64_t iterations) { return RunVectorOps<VectorOp::kAffine>(iterations); }
-uint64_t IsaPeakAmxBesideShufB(uint64_t iterations) { return RunVectorOps<VectorOp::kShufB>(iterations); }
-uint64_t IsaPeakAmxBesideSrlW(uint64_t iterations) { return RunVectorOps<VectorOp::kSrlW>(iterations); }
-uint64_t IsaPeakAmxBesidePacksDw(uint64_t iterations) { return RunVectorOps<VectorOp::kPacksDw>(iterations); }
-uint64_t IsaPeakAmxBesideAddPsYmm(uint64_t iterations) { return RunVectorOps<VectorOp::kAddPsYmm>(iterations); }
-uint64_t IsaPeakAmxBesideMulPsYmm(uint64_t iterations) { return RunVectorOps<VectorOp::kMulPsYmm>(iterations); }
-uint64_t IsaPeakAmxBesideCvtDq2PsYmm(uint64_t iterations) { return RunVectorOps<VectorOp::kCvtDq2PsYmm>(iterations); }
-uint64_t IsaPeakAmxBesidePaddDYmm(uint64_t iterations) { return RunVectorOps<VectorOp::kPaddDYmm>(iterations); }
+// The beside probes for IsaPeakProbes (bench/isa_peak.cc), one row an instruction.
+extern const IsaPeakProbe kAmxBesideProbes[];
+extern const size_t kAmxBesideProbeCount;
+#define CPUML_BESIDE(name, instruction, op)                                                              \
+  {"amx_beside_" name, "eight tdpbusd with 256 " instruction " beside them (two a cycle of the tile unit's)", \
+   [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, RunVectorOps<VectorOp::op>}
+const IsaPeakProbe kAmxBesideProbes[] = {
+    CPUML_BESIDE("addps", "vaddps zmm", kAddPs),
+    CPUML_BESIDE("mulps", "vmulps zmm", kMulPs),
+    CPUML_BESIDE("cvtdq2ps", "vcvtdq2ps zmm", kCvtDq2Ps),
+    CPUML_BESIDE("cvtps2dq", "vcvtps2dq zmm", kCvtPs2Dq),
+    CPUML_BESIDE("paddd", "vpaddd zmm", kAddD),
+    CPUML_BESIDE("pternlogd", "vpternlogd zmm", kTernlog),
+    CPUML_BESIDE("gf2p8affineqb", "vgf2p8affineqb zmm", kAffine),
+    CPUML_BESIDE("pshufb", "vpshufb zmm", kShufB),
+    CPUML_BESIDE("psrlw", "vpsrlw zmm, imm", kSrlW),
+    CPUML_BESIDE("packssdw", "vpackssdw zmm", kPacksDw),
+    CPUML_BESIDE("addps_ymm", "vaddps ymm", kAddPsYmm),
+    CPUML_BESIDE("mulps_ymm", "vmulps ymm", kMulPsYmm),
+    CPUML_BESIDE("cvtdq2ps_ymm", "vcvtdq2ps ymm", kCvtDq2PsYmm),
+    CPUML_BESIDE("paddd_ymm", "vpaddd ymm", kPaddDYmm),
+};
+#undef CPUML_BESIDE
+const size_t kAmxBesideProbeCount = sizeof kAmxBesideProbes / sizeof kAmxBesideProbes[0];
 uint64_t IsaPeakAmxB128RegistersSliced(uint64_t iterations) { return RunRegisterSteps<64, 8>(iterations); }
 uint64_t IsaPeakAmxB128RegistersSlicedMagic(uint64_t iterations) { return RunRegisterSteps<64, 8, true>(iterations); }
 uint64_t IsaPeakAmxB128FloatInRegisters(uint64_t iterations) { return RunRegisterSteps<64, 1>(iterations); }
