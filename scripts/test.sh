@@ -7,7 +7,7 @@
 # the allocation-failure test and the fuzz corpus replay), the concurrency tests under
 # ThreadSanitizer, and the libFuzzer target for CPUML_FUZZ_SECONDS (default 150).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-ensure_packages "${BASE_PACKAGES[@]}" qemu-user g++-aarch64-linux-gnu clang libclang-rt-14-dev pkg-config doxygen
+ensure_packages "${BASE_PACKAGES[@]}" qemu-user g++-aarch64-linux-gnu clang libclang-rt-14-dev pkg-config doxygen python3
 ensure_arm64_packages libgtest-dev:arm64 libbenchmark-dev:arm64
 
 passed=0 failed=0 skipped=0
@@ -33,6 +33,8 @@ run_check "fuzz corpus replay" "$ROOT/build/release/tests/cpuml_fuzz_replay" "$R
 run_check "consumer builds and examples" bash "$ROOT/scripts/consumer_test.sh" "$ROOT/build/release"
 run_check "API reference (doxygen, undocumented public items fail)" \
   cmake --build "$ROOT/build/release" --target doc
+# README and docs/: every relative link and #anchor resolves (results move between documents).
+run_check "documentation links" python3 "$ROOT/scripts/check_doc_links.py" "$ROOT"
 if [ "$(uname -m)" = "x86_64" ]; then
   for pair in core2duo:scalar Nehalem:sse41 Haswell:avx2; do
     cpu=${pair%%:*} tier=${pair##*:}
