@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The device's part of docs/benchmarks.md's current results (the Emerald Rapids machine; see
+# README): each part fits one device call of at most 10 minutes.
+#   bash scripts/device_current_results.sh PACK_DIR OUT quantized   conformance with the amx tier,
+#        QuantizedLinear at one thread (bench/device_interleaved.py, 13 rounds, core 3) and at all
+#        threads (scripts/device_bench.sh, 3 rounds) against torch's oneDNN and FBGEMM and ONNX Runtime
+#   bash scripts/device_current_results.sh PACK_DIR OUT decode      one thread on core 3 and all
+#        threads: decode and the Llama-3-8B layer against read probes of their own bytes (3
+#        repetitions interleaved in one process), then the dynamic int8 path and 4-bit B against
+#        ONNX Runtime and torch, rounds of separate processes at 1 and all threads
+#   bash scripts/device_current_results.sh PACK_DIR OUT all-threads the same rounds at all threads only
+set -uo pipefail
+PACK=$(cd "$1" && pwd)
+OUT=$2
+PART=$3
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export LD_LIBRARY_PATH="$PACK/lib"
+THREADS=$(nproc)
+CORE=${CPUML_BENCH_CORE:-3}
+mkdir -p "$OUT"
+QUANTIZED_SHAPES=1x4096x4096,16x4096x4096,128x768x3072,1024x1024x1024,2048x2048x2048,512x4096x4096
+export CPUML_BENCH_MODELS=llama3_8b CPUML_ORT_FAMILIES=dqmatmul,nbits,nbits_model CPUML_MODEL_M=1,128
+DYNAMIC_SHAPES=1x4096x14336,1x14336x4096,16x4096x4096,128x4096x4096,512x4096x4096
+DYNAMIC_FILTER='^(dqmatmul/cpuml/(u8s8/[0-9x]+/|s8u4/.*block:(32|128)/)|model/cpuml/llama3_8b/)'
+lscpu | grep -E 'Model name|^CPU\(s\)|L3'
+date -u
+case "$PART" in
+  quantized)
+    echo "=== conformance (CPUML_MAX_ISA=amx, every x86 tier in one process)"
+    CPUML_MAX_ISA=amx CPUML_EXPECT_ISA=amx timeout 150 "$PACK/cpuml_tests" --gtest_brief=1 2>&1 | tail -4
+    echo "=== QuantizedLinear, one thread, interleaved in one process"
+    CPUML_BENCH_SHAPES=$QUANTIZED_SHAPES CPUML_BENCH_BINARY="$PACK/cpuml_bench" PYTHONUNBUFFERED=1 timeout 200 \
+      taskset -c "$CORE" python3 "$ROOT/bench/device_interleaved.py" "$PACK/lib/libcpuml.so" 13 2>&1 | tee "$OUT/quantized_1.txt"
+    echo "=== QuantizedLinear, rounds of separate processes"
+    CPUML_PEER_TYPES=u8s8 CPUML_BENCH_TYPES=u8s8 CPUML_BENCH_SHAPES=$QUANTIZED_SHAPES \
+      timeout 230 bash "$ROOT/scripts/device_bench.sh" "$PACK" "$OUT/quantized" 3 '^qgemm/cpuml/u8s8/' 2>&1 | tail -40
+    ;;
+  decode)
+    echo "=== decode and the layer against read probes of their bytes"
+    for threads in 1 "$THREADS"; do
+      pin=()
+      [ "$threads" = 1 ] && pin=(taskset -c "$CORE")
+      CPUML_BENCH_TYPES=u8s8,s8u4 CPUML_BENCH_SHAPES=1x4096x14336,1x14336x4096 CPUML_BENCH_THREADS=$threads \
+        timeout 80 "${pin[@]}" "$PACK/cpuml_bench" \
+        --benchmark_filter='^(read_bandwidth/|model/cpuml/llama3_8b/.*/M:1/|dqmatmul/cpuml/(u8s8|s8u4)/1x)' \
+        --benchmark_min_time=0.1 --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true \
+        --benchmark_report_aggregates_only=true 2>/dev/null | grep median | sed 's/ \+/ /g' | cut -d' ' -f1,2,6- |
+        tee -a "$OUT/decode_probes.txt"
+    done
+    echo "=== the dynamic int8 path and 4-bit B against ONNX Runtime and torch"
+    CPUML_BENCH_TYPES=u8s8,s8u4 CPUML_BENCH_SHAPES=$DYNAMIC_SHAPES CPUML_DEVICE_PEERS=bench/device_dynamic_peers.py \
+      timeout 400 bash "$ROOT/scripts/device_bench.sh" "$PACK" "$OUT/dynamic" 2 "$DYNAMIC_FILTER" 2>&1 | tail -60
+    ;;
+  all-threads)
+    mkdir -p "$OUT/dynamic_all_threads"
+    for round in 1 2; do
+      CPUML_BENCH_TYPES=u8s8,s8u4 CPUML_BENCH_SHAPES=$DYNAMIC_SHAPES CPUML_BENCH_THREADS=$THREADS CPUML_BENCH_TIERS=dispatched \
+        timeout 100 "$PACK/cpuml_bench" --benchmark_filter="$DYNAMIC_FILTER" --benchmark_min_time=0.2 --benchmark_format=csv \
+        2>/dev/null | grep -E '^"(dqmatmul|model)' > "$OUT/dynamic_all_threads/cpuml_$round.csv"
+      CPUML_BENCH_SHAPES=$DYNAMIC_SHAPES PYTHONUNBUFFERED=1 timeout 140 python3 "$ROOT/bench/device_dynamic_peers.py" "$THREADS" \
+        > "$OUT/dynamic_all_threads/peers_$round.txt" 2>&1
+    done
+    python3 "$ROOT/scripts/interleaved_summary.py" "$OUT/dynamic_all_threads" 2 2>&1 | tail -45
+    ;;
+  *)
+    echo "usage: $0 PACK_DIR OUT quantized|decode|all-threads" >&2
+    exit 2
+    ;;
+esac
+date -u
