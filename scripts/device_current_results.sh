@@ -9,6 +9,8 @@
 #        repetitions interleaved in one process), then the dynamic int8 path and 4-bit B against
 #        ONNX Runtime and torch, rounds of separate processes at 1 and all threads
 #   bash scripts/device_current_results.sh PACK_DIR OUT all-threads the same rounds at all threads only
+#   bash scripts/device_current_results.sh PACK_DIR OUT quantized-all-threads   QuantizedLinear's
+#        rounds at all threads only (4 rounds)
 set -uo pipefail
 PACK=$(cd "$1" && pwd)
 OUT=$2
@@ -62,8 +64,19 @@ case "$PART" in
     done
     python3 "$ROOT/scripts/interleaved_summary.py" "$OUT/dynamic_all_threads" 2 2>&1 | tail -45
     ;;
+  quantized-all-threads)
+    mkdir -p "$OUT/quantized_all_threads"
+    for round in 1 2 3 4; do
+      CPUML_BENCH_TYPES=u8s8 CPUML_BENCH_SHAPES=$QUANTIZED_SHAPES CPUML_BENCH_THREADS=$THREADS CPUML_BENCH_TIERS=dispatched \
+        timeout 50 "$PACK/cpuml_bench" --benchmark_filter='^qgemm/cpuml/u8s8/' --benchmark_min_time=0.2 --benchmark_format=csv \
+        2>/dev/null | grep -E '^"qgemm' > "$OUT/quantized_all_threads/cpuml_$round.csv"
+      CPUML_PEER_TYPES=u8s8 CPUML_BENCH_SHAPES=$QUANTIZED_SHAPES PYTHONUNBUFFERED=1 timeout 50 \
+        python3 "$ROOT/bench/device_peers.py" "$THREADS" > "$OUT/quantized_all_threads/peers_$round.txt" 2>&1
+    done
+    python3 "$ROOT/scripts/interleaved_summary.py" "$OUT/quantized_all_threads" 4 2>&1 | tail -30
+    ;;
   *)
-    echo "usage: $0 PACK_DIR OUT quantized|decode|all-threads" >&2
+    echo "usage: $0 PACK_DIR OUT quantized|decode|all-threads|quantized-all-threads" >&2
     exit 2
     ;;
 esac
