@@ -17,7 +17,7 @@ constexpr std::align_val_t kWorkspaceAlignment{64};
 // it is advised. Decode reads its packed weights from memory once a token, a new page translation
 // every 4 KiB on small pages: on huge pages the Llama-3-8B layer's 4-bit decode ran 1.05-1.24x at
 // sixteen threads on the Emerald Rapids device, and one thread's within 0.83-1.14x, mostly above
-// 1 (docs/benchmarks.md, huge pages). Only whole pages inside the buffer are advised, so no byte
+// 1 (docs/experiments.md, huge pages). Only whole pages inside the buffer are advised, so no byte
 // past it changes; where the kernel refuses the advice it is dropped.
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 constexpr size_t kHugePageBytes = size_t{2} << 20;
