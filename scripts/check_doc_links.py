@@ -36,7 +36,8 @@ def markdown_files():
     listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "*.md"], capture_output=True, text=True)
     if listed.returncode == 0 and listed.stdout.strip():
         return [ROOT / p for p in listed.stdout.split()]
-    return sorted(ROOT.rglob("*.md"))
+    return sorted(p for p in ROOT.rglob("*.md")
+                  if not any(part.startswith("build") or part in ("node_modules", ".git") for part in p.relative_to(ROOT).parts))
 
 
 broken = checked = 0
