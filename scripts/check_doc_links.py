@@ -17,13 +17,21 @@ def anchor(heading):
     return text.replace(" ", "-")
 
 
+def prose_lines(path):
+    """(number, line) of the lines outside fenced code blocks."""
+    fence = False
+    for number, line in enumerate(path.read_text().split("\n"), 1):
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence:
+            yield number, line
+
+
 def headings(path, cache={}):
     if path not in cache:
-        seen, found, fence = {}, set(), False
-        for line in path.read_text().split("\n"):
-            if line.startswith("```"):
-                fence = not fence
-            m = None if fence else re.match(r"^#{1,6} (.*)$", line)
+        seen, found = {}, set()
+        for _, line in prose_lines(path):
+            m = re.match(r"^#{1,6} (.*)$", line)
             if m:
                 a = anchor(m.group(1))
                 found.add(a if a not in seen else f"{a}-{seen[a]}")
@@ -42,12 +50,7 @@ def markdown_files():
 
 broken = checked = 0
 for md in markdown_files():
-    fence = False
-    for number, line in enumerate(md.read_text().split("\n"), 1):
-        if line.startswith("```"):
-            fence = not fence
-        if fence:
-            continue
+    for number, line in prose_lines(md):
         for target in LINK.findall(line):
             if re.match(r"^[a-z]+:", target):  # https:, mailto:
                 continue

@@ -24,6 +24,19 @@ QUANTIZED_SHAPES=1x4096x4096,16x4096x4096,128x768x3072,1024x1024x1024,2048x2048x
 export CPUML_BENCH_MODELS=llama3_8b CPUML_ORT_FAMILIES=dqmatmul,nbits,nbits_model CPUML_MODEL_M=1,128
 DYNAMIC_SHAPES=1x4096x14336,1x14336x4096,16x4096x4096,128x4096x4096,512x4096x4096
 DYNAMIC_FILTER='^(dqmatmul/cpuml/(u8s8/[0-9x]+/|s8u4/.*block:(32|128)/)|model/cpuml/llama3_8b/)'
+# Rounds at all threads only: cpuml_bench, then the peers' script, each round in separate processes.
+#   all_thread_rounds DIR ROUNDS FILTER PEERS_SCRIPT TYPES SHAPES BENCH_TIMEOUT PEERS_TIMEOUT SUMMARY_LINES
+all_thread_rounds() {
+  local dir=$1 rounds=$2 filter=$3 peers=$4 types=$5 shapes=$6 round
+  mkdir -p "$dir"
+  for round in $(seq 1 "$rounds"); do
+    CPUML_BENCH_TYPES=$types CPUML_BENCH_SHAPES=$shapes CPUML_BENCH_THREADS=$THREADS CPUML_BENCH_TIERS=dispatched \
+      timeout "$7" "$PACK/cpuml_bench" --benchmark_filter="$filter" --benchmark_min_time=0.2 --benchmark_format=csv \
+      2>/dev/null | grep -E '^"(qgemm|dqmatmul|model)' > "$dir/cpuml_$round.csv"
+    CPUML_BENCH_SHAPES=$shapes PYTHONUNBUFFERED=1 timeout "$8" python3 "$ROOT/$peers" "$THREADS" > "$dir/peers_$round.txt" 2>&1
+  done
+  python3 "$ROOT/scripts/interleaved_summary.py" "$dir" "$rounds" 2>&1 | tail -"$9"
+}
 lscpu | grep -E 'Model name|^CPU\(s\)|L3'
 date -u
 case "$PART" in
@@ -54,26 +67,12 @@ case "$PART" in
       timeout 400 bash "$ROOT/scripts/device_bench.sh" "$PACK" "$OUT/dynamic" 2 "$DYNAMIC_FILTER" 2>&1 | tail -60
     ;;
   all-threads)
-    mkdir -p "$OUT/dynamic_all_threads"
-    for round in 1 2; do
-      CPUML_BENCH_TYPES=u8s8,s8u4 CPUML_BENCH_SHAPES=$DYNAMIC_SHAPES CPUML_BENCH_THREADS=$THREADS CPUML_BENCH_TIERS=dispatched \
-        timeout 100 "$PACK/cpuml_bench" --benchmark_filter="$DYNAMIC_FILTER" --benchmark_min_time=0.2 --benchmark_format=csv \
-        2>/dev/null | grep -E '^"(dqmatmul|model)' > "$OUT/dynamic_all_threads/cpuml_$round.csv"
-      CPUML_BENCH_SHAPES=$DYNAMIC_SHAPES PYTHONUNBUFFERED=1 timeout 140 python3 "$ROOT/bench/device_dynamic_peers.py" "$THREADS" \
-        > "$OUT/dynamic_all_threads/peers_$round.txt" 2>&1
-    done
-    python3 "$ROOT/scripts/interleaved_summary.py" "$OUT/dynamic_all_threads" 2 2>&1 | tail -45
+    all_thread_rounds "$OUT/dynamic_all_threads" 2 "$DYNAMIC_FILTER" bench/device_dynamic_peers.py u8s8,s8u4 \
+      "$DYNAMIC_SHAPES" 100 140 45
     ;;
   quantized-all-threads)
-    mkdir -p "$OUT/quantized_all_threads"
-    for round in 1 2 3 4; do
-      CPUML_BENCH_TYPES=u8s8 CPUML_BENCH_SHAPES=$QUANTIZED_SHAPES CPUML_BENCH_THREADS=$THREADS CPUML_BENCH_TIERS=dispatched \
-        timeout 50 "$PACK/cpuml_bench" --benchmark_filter='^qgemm/cpuml/u8s8/' --benchmark_min_time=0.2 --benchmark_format=csv \
-        2>/dev/null | grep -E '^"qgemm' > "$OUT/quantized_all_threads/cpuml_$round.csv"
-      CPUML_PEER_TYPES=u8s8 CPUML_BENCH_SHAPES=$QUANTIZED_SHAPES PYTHONUNBUFFERED=1 timeout 50 \
-        python3 "$ROOT/bench/device_peers.py" "$THREADS" > "$OUT/quantized_all_threads/peers_$round.txt" 2>&1
-    done
-    python3 "$ROOT/scripts/interleaved_summary.py" "$OUT/quantized_all_threads" 4 2>&1 | tail -30
+    CPUML_PEER_TYPES=u8s8 all_thread_rounds "$OUT/quantized_all_threads" 4 '^qgemm/cpuml/u8s8/' bench/device_peers.py u8s8 \
+      "$QUANTIZED_SHAPES" 50 50 30
     ;;
   *)
     echo "usage: $0 PACK_DIR OUT quantized|decode|all-threads|quantized-all-threads" >&2
