@@ -139,6 +139,10 @@ struct QGemmTileParams {
   // leave may then finish the tile later, overlapping its epilogue with the next tile's work.
   // The arrays above stay valid until leave().
   bool deferrable;
+  // This thread writes more output in the call than a 2 MiB L2 (an Intel server core's) holds, so
+  // its output lines come from the last-level cache or memory: a kernel may ask for a tile's
+  // lines into L2 during the tile's last K block (the amx tier does, for byte outputs).
+  bool output_past_l2;
   // Bytes of packed B that the tiles after this one will read first (the next block of B), which
   // the kernel may pull into L2 while it multiplies; NULL when there is none. The front end hands
   // each tile of a row block an equal share, so the block is in L2 before its first tile.

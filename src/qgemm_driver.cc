@@ -14,6 +14,9 @@ namespace {
 // Packed A of one block of rows aims at this many bytes (half a typical L2).
 constexpr size_t kABlockBytes = 256 * 1024;
 
+// The L2 of the cores whose tier asks for far output lines (QGemmTileParams::output_past_l2).
+constexpr size_t kOutputPastL2Bytes = 2 * 1024 * 1024;
+
 // Tasks per pool thread: more balance a shared machine's uneven cores, fewer re-read less of A
 // and B (each column block re-reads its row block's A). A build-time tuning constant: on the
 // 16-core device, builds with 1, 2, 4, 8 and 16 timed side by side, 16 had the best median on 7 of
@@ -320,6 +323,8 @@ struct QGemmPlan::RunJob {
   bool pack_in_block;
   // A read in place by the kernel (QGemmTileParams::a_row_stride): nothing packed, only row terms.
   bool a_in_place;
+  // QGemmTileParams::output_past_l2 for every tile of the call.
+  bool output_past_l2;
 
   void InPlaceRowTermsOf(size_t a_matrix, size_t tile) const {
     const QGemmPlan& p = *plan;
@@ -505,6 +510,7 @@ struct QGemmPlan::RunJob {
         params.prefetch_b = next ? next + share_begin : nullptr;
         params.prefetch_b_bytes = std::min(next_bytes - share_begin, share);
         params.b_streams = tile_end - tile_begin == 1;
+        params.output_past_l2 = output_past_l2;
         params.a_row_stride = a_in_place ? am.row_stride : 0;
         params.a_signed = am.is_signed;
         uint8_t* out_tile = out_base + m0 * out->row_stride + n0 * out->col_stride;
@@ -637,12 +643,17 @@ bool QGemmPlan::ReadsAInPlace(const Int8Operand& a, bool pack_in_block, size_t t
 void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQuantization& q, const QGemmOutput& out,
                     uint8_t* packed_a, uint8_t* row_terms, pthreadpool_t pool, size_t b_panel_stride) const {
   RunJob job{this,  &a,    packed_b, &q, &out, packed_a, reinterpret_cast<int32_t*>(row_terms), 0, 0,
-             b_panel_stride ? b_panel_stride : b_panel_stride_, false, false};
+             b_panel_stride ? b_panel_stride : b_panel_stride_, false, false, false};
 
   // Blocks: rows sized so their packed A stays in L2; columns split until every thread has
   // several blocks (M = 1 still spreads over N).
   const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
   const size_t batch_count = batches_ * channels_;
+  // One thread's share of the output against a 2 MiB L2. The amx tier asks for the lines of such an
+  // output early: Emerald Rapids, one thread, 2048^3 (4 MB of bytes) 1.12-1.14x, where the shapes
+  // whose output fits L2 lost 1-3% to the same requests (docs/experiments.md, 2026-12-01).
+  const size_t out_element_bytes = out.stage == QGemmStage::kRequantize8 ? 1 : out.stage == QGemmStage::kSum64 ? 8 : 4;
+  job.output_past_l2 = batch_count * m_ * n_ * out_element_bytes / threads > kOutputPastL2Bytes;
   // A kernel that splits K reads one K block of each A tile at a time, so that block is what must
   // stay in L2 (for AMX at K = 2048 this doubles the tiles that share each B block).
   const size_t a_tile_bytes = SplitsK()         ? format_.ATileBytes(KBlockGroups() * format_.kr)

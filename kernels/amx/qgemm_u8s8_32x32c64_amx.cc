@@ -193,6 +193,21 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
       }
     }
   };
+  // A byte output past L2 (QGemmTileParams::output_past_l2): this tile's rows are asked into L2
+  // during its last K block, spread over its groups, so the epilogue's stores during the next
+  // tile's K loop find them near. The stores of lines new to the core cost the tile loop 5-31% of
+  // a one-thread call; requests for lines that L2 already holds, or all in one burst, or into L1,
+  // cost more than they saved (Emerald Rapids, docs/experiments.md, 2026-12-01).
+  const char* far_rows = !p->dot_out && p->deferrable && p->output_past_l2 && p->stage == kStageRequantize8
+                             ? static_cast<const char*>(p->out)
+                             : nullptr;
+  const size_t far_rows_per_group = k_groups ? (mr + k_groups - 1) / k_groups : mr;
+  size_t far_row = 0;
+  auto request_far_rows = [&]() __attribute__((always_inline)) {
+    if (far_rows)
+      for (size_t r = 0; r < far_rows_per_group && far_row < mr; ++r, ++far_row)
+        _mm_prefetch(far_rows + far_row * p->out_row_stride, _MM_HINT_T1);
+  };
   constexpr size_t kCStride = kNr * sizeof(int32_t);
   // The accumulators start from zero and the epilogue adds the column term: starting them from
   // it (tile loads with row stride 0) cost 2-4% more than the vector adds it saves.
@@ -222,6 +237,7 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
     if (mr > kTileRows) {
       for (size_t g = 0; g < k_groups; ++g, a += a_step, a_high += a_step, b += kBGroupBytes) {
         prefetch.Step();
+        request_far_rows();
         // A streams through (T1 hint) so the B panel, reused by the next tiles, stays in L1.
         _tile_stream_loadd(4, a, a_stride);
         _tile_loadd(6, b, kBRowBytes);

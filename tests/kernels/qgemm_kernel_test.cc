@@ -204,6 +204,7 @@ class QGemmKernelTest : public testing::TestWithParam<RegisteredQGemmKernel> {
       p.prefetch_b = nullptr;
       p.prefetch_b_bytes = 0;
       p.b_streams = (o.m + o.k) % 3 == 0;  // a hint: the bytes must not depend on it
+      p.output_past_l2 = (o.m + o.k) % 5 < 2;  // a hint too
       p.a_row_stride = a_stride;
       p.a_signed = o.a_signed;
       RunPanel(kernel, f, o.m, nr, o.k, a_stride ? a_rows.data() : a_packed, a_stride != 0, panel, k_block, &p);
