@@ -650,10 +650,12 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   const size_t threads = pool ? pthreadpool_get_threads_count(pool) : 1;
   const size_t batch_count = batches_ * channels_;
   // One thread's share of the output against a 2 MiB L2. The amx tier asks for the lines of such an
-  // output early: Emerald Rapids, one thread, 2048^3 (4 MB of bytes) 1.12-1.14x, where the shapes
+  // output early: Emerald Rapids, one thread, 2048^3 (4 MB of bytes) 1.12-1.16x, where the shapes
   // whose output fits L2 lost 1-3% to the same requests (docs/experiments.md, 2026-12-01).
-  const size_t out_element_bytes = out.stage == QGemmStage::kRequantize8 ? 1 : out.stage == QGemmStage::kSum64 ? 8 : 4;
-  job.output_past_l2 = batch_count * m_ * n_ * out_element_bytes / threads > kOutputPastL2Bytes;
+  const uint64_t out_element_bytes = out.stage == QGemmStage::kRequantize8 ? 1 : out.stage == QGemmStage::kSum64 ? 8 : 4;
+  uint64_t out_bytes = 0;
+  job.output_past_l2 = !CheckedProduct({batch_count, m_, n_, out_element_bytes}, &out_bytes) ||
+                       out_bytes / threads > kOutputPastL2Bytes;
   // A kernel that splits K reads one K block of each A tile at a time, so that block is what must
   // stay in L2 (for AMX at K = 2048 this doubles the tiles that share each B block).
   const size_t a_tile_bytes = SplitsK()         ? format_.ATileBytes(KBlockGroups() * format_.kr)
