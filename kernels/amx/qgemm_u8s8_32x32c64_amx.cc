@@ -196,8 +196,8 @@ void qgemm_u8s8_32x32c64__amx(size_t mr, size_t nr, size_t k_groups, const void*
   // A byte output past L2 (QGemmTileParams::output_past_l2): this tile's rows are asked into L2
   // during its last K block, spread over its groups, so the epilogue's stores during the next
   // tile's K loop find them near. The stores of lines new to the core cost the tile loop 5-31% of
-  // a one-thread call; requests for lines that L2 already holds, or all in one burst, or into L1,
-  // cost more than they saved (Emerald Rapids, docs/experiments.md, 2026-12-01).
+  // a one-thread call; the same requests for an output that L2 already holds, and a burst of them
+  // before the block, cost more than they saved (Emerald Rapids, docs/experiments.md, 2026-12-01).
   const char* far_rows = !p->dot_out && p->deferrable && p->output_past_l2 && p->stage == kStageRequantize8
                              ? static_cast<const char*>(p->out)
                              : nullptr;
