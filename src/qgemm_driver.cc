@@ -344,8 +344,10 @@ struct QGemmPlan::RunJob {
     uint8_t* dst = packed_a + (a_matrix * p.m_tiles_ + tile) * p.a_tile_stride_;
     for (size_t c = 0; c < p.chunks_.size(); ++c) {
       const Chunk& chunk = p.chunks_[c];
+      // row_b pairs with the column terms, and with a 4-bit B's zero points (held in its panels).
       PackATile(p.format_, am, q->a_zero_point + m0, chunk.k0, chunk.k, m0, std::min<size_t>(p.format_.mr, p.m_ - m0),
-                dst + chunk.a_offset, RowTerms(a_matrix, c, 0) + m0, RowTerms(a_matrix, c, 1) + m0);
+                dst + chunk.a_offset, RowTerms(a_matrix, c, 0) + m0, RowTerms(a_matrix, c, 1) + m0,
+                q->use_col_b || p.format_.Nibbles());
     }
   }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace cpuml {
 namespace {
@@ -143,6 +144,7 @@ struct RowSum {
 
 // Rows [0, mr_valid) of k contiguous bytes each, XOR flip, stored row_bytes apart (k rounded up to
 // the layout's groups; the padding is zeroed here), with sums as PackTileRowsContiguous's.
+template <bool kSums>
 void PackRowsInTurn(const uint8_t* a, uint64_t row_stride, size_t k, size_t row_bytes, size_t mr_valid, uint8_t flip,
                     uint8_t sum_flip, uint8_t* tile, uint32_t* sums) {
   const Bytes16 flip16 = Bytes16{} + flip, sum_flip16 = Bytes16{} + static_cast<uint8_t>(flip ^ sum_flip);
@@ -155,6 +157,7 @@ void PackRowsInTurn(const uint8_t* a, uint64_t row_stride, size_t k, size_t row_
     for (size_t until_fold = RowSum::kAddsPerFold; kk < vector_k; kk += 16) {
       const Bytes16 v = Load16(src + kk) ^ flip16;
       Store16(dst + kk, v);
+      if (!kSums) continue;
       s.Add(v ^ sum_flip16);
       if (--until_fold == 0) {
         s.Fold();
@@ -164,14 +167,14 @@ void PackRowsInTurn(const uint8_t* a, uint64_t row_stride, size_t k, size_t row_
     s.Fold();
     for (; kk < k; ++kk) {
       dst[kk] = static_cast<uint8_t>(src[kk] ^ flip);
-      s.total += static_cast<uint8_t>(src[kk] ^ sum_flip);
+      if (kSums) s.total += static_cast<uint8_t>(src[kk] ^ sum_flip);
     }
     memset(dst + k, 0, row_bytes - k);
     sums[i] = s.total;
   }
 }
 
-template <size_t kr>
+template <size_t kr, bool kSums>
 void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, size_t mr, size_t mr_valid, uint8_t flip,
                             uint8_t sum_flip, uint8_t* tile, uint32_t* sums) {
   // Rows transposed together (16 bytes of a row hold 16 / kr groups), and K values per step.
@@ -186,7 +189,7 @@ void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, siz
     const uint8_t* src = row(i);
     for (size_t kk = from; kk < k; ++kk) {
       tile[(kk / kr * mr + i) * kr + kk % kr] = static_cast<uint8_t>(src[kk] ^ flip);
-      sum += static_cast<uint8_t>(src[kk] ^ sum_flip);
+      if (kSums) sum += static_cast<uint8_t>(src[kk] ^ sum_flip);
     }
     sums[i] = sum;
   };
@@ -205,7 +208,7 @@ void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, siz
         Bytes16 r[block];
         for (size_t b = 0; b < block; ++b) {
           r[b] = Load16(row(i + b) + kk + piece * 16) ^ flip16;
-          s[b].Add(r[b] ^ sum_flip16);
+          if (kSums) s[b].Add(r[b] ^ sum_flip16);
         }
         if constexpr (block == 4) {
           const Lanes4 r0 = reinterpret_cast<Lanes4>(r[0]), r1 = reinterpret_cast<Lanes4>(r[1]),
@@ -227,7 +230,7 @@ void PackTileRowsContiguous(const uint8_t* a, uint64_t row_stride, size_t k, siz
           Store16(out + piece * 16, r[0]);
         }
       }
-      if (--until_fold == 0) {
+      if (kSums && --until_fold == 0) {
         for (auto& sum : s) sum.Fold();
         until_fold = steps_per_fold;
       }
@@ -442,7 +445,7 @@ void PackB4Block(const PackFormat& f, const Int4Matrix& b, const Int4Matrix* zer
 }
 
 void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_point, size_t k0, size_t k, size_t m0,
-               size_t mr_valid, void* tile, int32_t* row_a, int32_t* row_b) {
+               size_t mr_valid, void* tile, int32_t* row_a, int32_t* row_b, bool row_b_live) {
   for (size_t i = mr_valid; i < f.mr; ++i) row_a[i] = row_b[i] = 0;
   if (f.packing != QGemmPacking::kInt16Pairs && a.col_stride == 1 && (f.kr == 4 || f.kr == 8 || f.kr == 16 || f.kr == 64) &&
       mr_valid > 0) {
@@ -460,19 +463,30 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
     const uint8_t flip = shift != 0 ? 0x80 : 0, sum_flip = static_cast<uint8_t>(flip ^ (s8_domain ? 0x80 : 0));
     uint32_t sums[kMaxKernelMr];
     const uint8_t* rows = a.data + m0 * a.row_stride + k0;
-    // Rows of the block one after another, each a copy of the row.
-    if (block_rows)
-      PackRowsInTurn(rows, a.row_stride, k, f.Groups(k) * f.kr, mr_valid, flip, sum_flip, bytes, sums);
+    // Rows of the block one after another, each a copy of the row. The sums only where row_b is
+    // read: five of the eight vector operations per 16 bytes where a row is copied as it is (kr = 64).
+    auto pack = [&](auto sums_tag) {
+      constexpr bool kSums = decltype(sums_tag)::value;
+      if (block_rows) {
+        PackRowsInTurn<kSums>(rows, a.row_stride, k, f.Groups(k) * f.kr, mr_valid, flip, sum_flip, bytes, sums);
+        return;
+      }
+      switch (kr) {
+        case 4: PackTileRowsContiguous<4, kSums>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
+        case 8: PackTileRowsContiguous<8, kSums>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
+        case 16: PackTileRowsContiguous<16, kSums>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
+        default: PackTileRowsContiguous<64, kSums>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
+      }
+    };
+    if (row_b_live)
+      pack(std::true_type{});
     else
-    switch (kr) {
-      case 4: PackTileRowsContiguous<4>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
-      case 8: PackTileRowsContiguous<8>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
-      case 16: PackTileRowsContiguous<16>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
-      default: PackTileRowsContiguous<64>(rows, a.row_stride, k, f.mr, mr_valid, flip, sum_flip, bytes, sums); break;
-    }
-    for (size_t i = 0; i < mr_valid; ++i)
+      pack(std::false_type{});
+    for (size_t i = 0; i < mr_valid; ++i) {
       ShiftedRowTerms(a_zero_point[i] + shift, k, s8_domain ? sums[i] - 128u * static_cast<uint32_t>(k) : sums[i],
                       &row_a[i], &row_b[i]);
+      if (!row_b_live) row_b[i] = 0;
+    }
     return;
   }
   memset(tile, 0, f.ATileBytes(k));
@@ -494,6 +508,7 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
               : PackLineFor(f, f.kr, line, a.col_stride, k, a.is_signed, shift, tile, f.mr, i);
       ShiftedRowTerms(a_zero_point[i] + shift, k, sum, &row_a[i], &row_b[i]);
     }
+    if (!row_b_live) row_b[i] = 0;
   }
 }
 

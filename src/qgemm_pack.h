@@ -89,9 +89,10 @@ void PackBPanels(const PackFormat& f, const Int8Matrix& b, size_t k0, size_t k, 
 
 // Packs rows [m0, m0 + mr_valid) and K columns [k0, k0 + k) of A into one tile and writes the
 // tile's row terms (QGemmTileParams::row_a / row_b, mr entries each, zero past mr_valid).
-// a_zero_point holds the zero point of each of the mr_valid rows.
+// a_zero_point holds the zero point of each of the mr_valid rows. Without row_b_live row_b is left
+// zero (no column term reads it), and rows contiguous along K are not summed.
 void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_point, size_t k0, size_t k, size_t m0,
-               size_t mr_valid, void* tile, int32_t* row_a, int32_t* row_b);
+               size_t mr_valid, void* tile, int32_t* row_a, int32_t* row_b, bool row_b_live = true);
 
 // The row terms of rows [m0, m0 + rows) of A read in place (QGemmTileParams::a_row_stride), in
 // A's own domain (no shift: u8 rows multiply as u8, s8 rows as s8), K contiguous; zero for rows
