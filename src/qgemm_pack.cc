@@ -463,8 +463,9 @@ void PackATile(const PackFormat& f, const Int8Matrix& a, const int32_t* a_zero_p
     const uint8_t flip = shift != 0 ? 0x80 : 0, sum_flip = static_cast<uint8_t>(flip ^ (s8_domain ? 0x80 : 0));
     uint32_t sums[kMaxKernelMr];
     const uint8_t* rows = a.data + m0 * a.row_stride + k0;
-    // Rows of the block one after another, each a copy of the row. The sums only where row_b is
-    // read: five of the eight vector operations per 16 bytes where a row is copied as it is (kr = 64).
+    // kS8U4BlockRows: rows one after another, each a copy of the row; the other layouts in groups.
+    // The sums only where row_b is read: five of the eight vector operations per 16 bytes where
+    // a row is copied as it is (kr = 64).
     auto pack = [&](auto sums_tag) {
       constexpr bool kSums = decltype(sums_tag)::value;
       if (block_rows) {
