@@ -1,5 +1,6 @@
 #include "bench/isa_peak.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpuml/cpuml.h"
@@ -20,6 +21,13 @@ uint64_t IsaPeakAmxL1(uint64_t iterations);         // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxL2A(uint64_t iterations);        // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxK32(uint64_t iterations);        // bench/isa_peak_amx.cc
 uint64_t IsaPeakAmxK16(uint64_t iterations);        // bench/isa_peak_amx.cc
+// The u8s8 tile kernel's loop over whole tiles, its tile ends and output stores, bench/isa_peak_amx.cc:
+uint64_t IsaPeakAmxTiles(uint64_t iterations);
+uint64_t IsaPeakAmxTilesSwapped(uint64_t iterations);
+uint64_t IsaPeakAmxTilesFarRows(uint64_t iterations);
+uint64_t IsaPeakAmxTilesFarLines(uint64_t iterations);
+uint64_t IsaPeakAmxRowBlock(uint64_t iterations);
+uint64_t IsaPeakAmxRowBlockRows(uint64_t iterations);
 // The 4-bit tile kernel's block of 128 step by step, bench/isa_peak_amx.cc:
 uint64_t IsaPeakAmxB128SumsStored(uint64_t iterations);
 uint64_t IsaPeakAmxB128FloatSteps(uint64_t iterations);
@@ -110,6 +118,92 @@ uint64_t FourRowInt4Tile(uint64_t iterations) {
   return tiles * 4 * 64 * kInt4K;
 }
 
+// The amx tier's u8s8 tile kernel itself, called through the registry as the front end calls it
+// at one thread on 1024^3: a row block of eight tiles (256 KB of packed A) over 32 panels of B
+// (32 KB each), enter() before and leave() after, each tile handed its eighth of the next panel
+// (QGemmTileParams::prefetch_b). kRequantize: the bytes of a per-tensor QuantizedLinear into a 1 MB
+// output of 1024-byte rows through the deferred row-pair epilogue; else each tile's sums are
+// stored for a next K block (dot_out) and nothing more. Beside amx_row_block_k1024, which walks
+// the same addresses with the tile instructions alone, it says what the kernel adds to that walk,
+// and beside the operator what the front end adds.
+template <bool kRequantize>
+uint64_t AmxKernelRowBlock(uint64_t iterations) {
+  constexpr size_t kTiles = 8, kPanels = 32, kTileA = 32 * 1024, kPanel = 32 * 1024, kN = 1024;
+  struct State {
+    uint8_t* a;
+    uint8_t* b;
+    uint8_t* out;
+    alignas(64) int32_t row_terms[2][kTiles * 32];
+    alignas(64) float multiplier[kN], out_scale[kTiles * 32], out_min[kTiles * 32], out_max[kTiles * 32],
+        a_scale[kTiles * 32], b_scale[kN];
+    alignas(64) int32_t out_zero_point[kTiles * 32];
+    alignas(64) int32_t dot[32 * 32];
+    alignas(64) uint8_t kernel_state[cpuml::kKernelStateBytes];
+    const cpuml::QGemmKernel* kernel = nullptr;
+  };
+  static State* const st = [] {
+    State* t = new State();
+    auto fill = [](size_t bytes, int seed) {
+      uint8_t* p = static_cast<uint8_t*>(aligned_alloc(4096, bytes));
+      for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(i * 29 + seed);
+      return p;
+    };
+    t->a = fill(kTiles * kTileA, 3);
+    t->b = fill(kPanels * kPanel, 5);
+    t->out = fill(kN * kN, 7);
+    for (auto& x : t->multiplier) x = 1.0f / 65536;
+    for (auto& x : t->b_scale) x = 1.0f / 256;
+    for (size_t i = 0; i < kTiles * 32; ++i) {
+      t->out_scale[i] = 1.0f;
+      t->a_scale[i] = 1.0f / 256;
+      t->out_min[i] = 0.0f;
+      t->out_max[i] = 255.0f;
+      t->out_zero_point[i] = 128;
+      t->row_terms[0][i] = 0;
+      t->row_terms[1][i] = 0;
+    }
+    const cpuml::TierKernels& tier = cpuml::amx::kTierKernels;
+    for (size_t i = 0; i < tier.qgemm_count; ++i)
+      if (strcmp(tier.qgemm[i]->name, "qgemm_u8s8_32x32c64__amx") == 0) t->kernel = tier.qgemm[i];
+    return t;
+  }();
+  const cpuml::QGemmKernel& kernel = *st->kernel;
+  const uint64_t tiles = iterations / 16;  // an iteration is a K group of four tdpbusd
+  uint64_t t = 0;
+  size_t row_block = 0;
+  while (t < tiles) {
+    if (kernel.enter) kernel.enter(st->kernel_state);
+    for (size_t panel = 0; panel < kPanels && t < tiles; ++panel) {
+      const uint8_t* next = panel + 1 < kPanels ? st->b + (panel + 1) * kPanel : nullptr;
+      for (size_t tile = 0; tile < kTiles && t < tiles; ++tile, ++t) {
+        const size_t m0 = tile * 32, n0 = panel * 32;
+        cpuml::QGemmTileParams params{};
+        params.row_a = st->row_terms[0] + m0;
+        params.row_b = st->row_terms[1] + m0;
+        params.a_scale = st->a_scale + m0;
+        params.out_scale = st->out_scale + m0;
+        params.out_min = st->out_min + m0;
+        params.out_max = st->out_max + m0;
+        params.out_zero_point = st->out_zero_point + m0;
+        params.b_scale = st->b_scale + n0;
+        params.multiplier = st->multiplier + n0;
+        params.stage = cpuml::kStageRequantize8;
+        params.out = st->out + (row_block * 256 + m0) * kN + n0;
+        params.out_row_stride = kN;
+        params.deferrable = true;
+        params.prefetch_b = next ? next + tile * (kPanel / kTiles) : nullptr;
+        params.prefetch_b_bytes = next ? kPanel / kTiles : 0;
+        params.kernel_state = st->kernel_state;
+        params.dot_out = kRequantize ? nullptr : st->dot;
+        kernel.run(32, 32, 16, st->a + tile * kTileA, st->b + panel * kPanel, &params);
+      }
+    }
+    if (kernel.leave) kernel.leave(st->kernel_state);
+    row_block = (row_block + 1) % 4;
+  }
+  return tiles * 32 * 32 * 1024 + static_cast<uint64_t>(st->out[0] & 0);
+}
+
 }  // namespace
 #endif
 
@@ -145,6 +239,22 @@ std::vector<IsaPeakProbe> IsaPeakProbes() {
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxK32},
       {"amx_tdpbusd_k16", "tdpbusd of 16 K values (a block of 16 a tile instruction), operands in tiles",
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxK16},
+      {"amx_tiles_k1024", "the u8s8 tile loop on whole tiles of K = 1024, sums stored and restarted at each end",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxTiles},
+      {"amx_tiles_k1024_swapped", "the same, odd tiles on tiles 4-7 as accumulators",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxTilesSwapped},
+      {"amx_tiles_k1024_rows_far", "whole tiles, the rows stored into an 8 MB output, half a line a row",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxTilesFarRows},
+      {"amx_tiles_k1024_lines_far", "whole tiles, the same bytes as whole lines, once for two panels",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxTilesFarLines},
+      {"amx_row_block_k1024", "the tiles of a 1024^3 row block over 32 panels of B, the next panel asked into L2",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxRowBlock},
+      {"amx_row_block_k1024_rows", "the row block over 32 panels with the output rows stored",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxRowBlockRows},
+      {"amx_kernel_row_block_k1024_sums", "the u8s8 tile kernel on a 1024^3 row block's tiles, sums stored (no epilogue)",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, AmxKernelRowBlock<false>},
+      {"amx_kernel_row_block_k1024", "the u8s8 tile kernel on a 1024^3 row block's tiles, bytes into a 1 MB output",
+       [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, AmxKernelRowBlock<true>},
       {"amx_b128_sums_stored", "tdpbusd in blocks of 128 K on a 32 x 32 tile, each block's sums stored",
        [] { return cpuml_is_isa_supported(CPUML_ISA_AMX) != 0; }, IsaPeakAmxB128SumsStored},
       {"amx_b128_float_in_registers", "tdpbusd in blocks of 128 K, the 4-bit formula's float operations on registers",

@@ -20,8 +20,15 @@
 //   IsaPeakAmxBeside*
 //                   eight tdpbusd with 256 of one vector instruction beside them: which of the
 //                   core's vector ports stay free while the tile unit multiplies.
+//   IsaPeakAmxTiles*, IsaPeakAmxRowBlock*
+//                   the u8s8 kernel's loop over whole tiles of K = 1024 (each tile's sums stored
+//                   and restarted), then over a 1024^3 row block's real addresses, with and
+//                   without the deferred epilogue's output stores: what a tile's end, the row
+//                   block's walk over B and the output's lines cost beside the loop itself
+//                   (bench/isa_peak.cc's amx_kernel_row_block_* run the kernel on that walk).
 #include <immintrin.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/isa_peak.h"
@@ -534,6 +541,202 @@ uint64_t IsaPeakAmxB128StaticNoUnpack(uint64_t iterations) {
 uint64_t IsaPeakAmxB128StaticRawStores(uint64_t iterations) {
   return RunSharedBlocks<BlockSteps::kSumsStored, BRows::kStaticRawStores>(iterations);
 }
+
+// The u8s8 tile kernel's loop over whole tiles of K = 1024, as qgemm_u8s8_32x32c64__amx runs a
+// 1024^3 call: sixteen K groups a tile, A streamed from L2, the B panel's 32 KB in L1, each tile's
+// four accumulators started from zero and stored at its end, and the previous tile's output rows
+// stored four a group from its third group on, as the deferred epilogue stores them (each row's 32
+// bytes loaded from the stored sums). What the tile's end costs against amx_tdpbusd_a_from_l2, and
+// what the output's stores cost on top, by where they go:
+//   TileEnd::kSameTiles     every tile on accumulators 0-3 (the kernel);
+//   TileEnd::kSwappedRoles  odd tiles on tiles 4-7 as accumulators and 0-3 as operands, so a
+//                           tile's first tdpbusd need not wait on the previous tile's stores;
+//   OutputStores::kFarRows  the rows into an 8 MB output of 1024-byte rows, tile by tile as a row
+//                           block of eight tiles walks its 32 panels: half a line a row, each line
+//                           new to L2 when its first half is stored;
+//   OutputStores::kFarLines the same bytes as whole lines, stored once for two panels.
+enum class TileEnd { kSameTiles, kSwappedRoles };
+enum class OutputStores { kNone, kFarRows, kFarLines };
+
+constexpr size_t kPanelBytes = 16 * kGroupBytes;
+constexpr size_t kFarRowBytes = 1024, kFarRows = 8192;
+alignas(64) uint8_t g_panel[kPanelBytes];
+alignas(64) int32_t g_sums[32][32];
+
+uint8_t* FarOutput() {
+  static uint8_t* out = [] {
+    uint8_t* p = static_cast<uint8_t*>(aligned_alloc(64, kFarRowBytes * kFarRows));
+    memset(p, 1, kFarRowBytes * kFarRows);
+    return p;
+  }();
+  return out;
+}
+
+#define CPUML_PROBE_GROUP(c0, c1, c2, c3, a0, a1, b0, b1, a, b) \
+  _tile_stream_loadd(a0, a, 64);                               \
+  _tile_loadd(b0, b, 128);                                      \
+  _tile_loadd(b1, (b) + 64, 128);                               \
+  _tile_stream_loadd(a1, (a) + 1024, 64);                       \
+  _tile_dpbusd(c0, a0, b0);                                     \
+  _tile_dpbusd(c1, a0, b1);                                     \
+  _tile_dpbusd(c2, a1, b0);                                     \
+  _tile_dpbusd(c3, a1, b1)
+#define CPUML_PROBE_ZERO(c0, c1, c2, c3) \
+  _tile_zero(c0);                        \
+  _tile_zero(c1);                        \
+  _tile_zero(c2);                        \
+  _tile_zero(c3)
+#define CPUML_PROBE_STORE(c0, c1, c2, c3)           \
+  _tile_stored(c0, &g_sums[0][0], 128);             \
+  _tile_stored(c1, &g_sums[0][16], 128);            \
+  _tile_stored(c2, &g_sums[16][0], 128);            \
+  _tile_stored(c3, &g_sums[16][16], 128)
+
+// Tile t of the simulated walk: output row of its first row, and its panel.
+template <OutputStores kOut>
+inline void StoreOutputRows(uint64_t t, size_t first_row, size_t rows) {
+  const size_t panel = t / 8 % 32, row0 = (t / 256 * 256 + t % 8 * 32) % kFarRows;
+  for (size_t r = first_row; r < first_row + rows; ++r) {
+    if constexpr (kOut == OutputStores::kFarRows) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(FarOutput() + (row0 + r) * kFarRowBytes + panel * 32),
+                         _mm256_load_si256(reinterpret_cast<const __m256i*>(&g_sums[r][0])));
+    } else if constexpr (kOut == OutputStores::kFarLines) {
+      if (panel % 2)
+        _mm512_store_si512(FarOutput() + (row0 + r) * kFarRowBytes + (panel - 1) * 32,
+                           _mm512_load_si512(&g_sums[r][0]));
+    }
+  }
+}
+
+template <bool kSecondRoles, OutputStores kOut>
+inline void ProbeTile(uint64_t t, size_t& a) {
+  if constexpr (kSecondRoles) {
+    CPUML_PROBE_ZERO(4, 5, 6, 7);
+  } else {
+    CPUML_PROBE_ZERO(0, 1, 2, 3);
+  }
+  for (size_t g = 0; g < 16; ++g) {
+    const uint8_t* ag = g_a + a;
+    const uint8_t* bg = g_panel + g * kGroupBytes;
+    if constexpr (kSecondRoles) {
+      CPUML_PROBE_GROUP(4, 5, 6, 7, 0, 1, 2, 3, ag, bg);
+    } else {
+      CPUML_PROBE_GROUP(0, 1, 2, 3, 4, 5, 6, 7, ag, bg);
+    }
+    a = a + kGroupBytes == kL2Bytes ? 0 : a + kGroupBytes;
+    if (kOut != OutputStores::kNone && t > 0 && g >= 2 && g < 10) StoreOutputRows<kOut>(t - 1, (g - 2) * 4, 4);
+  }
+  if constexpr (kSecondRoles) {
+    CPUML_PROBE_STORE(4, 5, 6, 7);
+  } else {
+    CPUML_PROBE_STORE(0, 1, 2, 3);
+  }
+}
+#undef CPUML_PROBE_STORE
+#undef CPUML_PROBE_ZERO
+#undef CPUML_PROBE_GROUP
+
+template <TileEnd kEnd, OutputStores kOut>
+uint64_t RunTiles(uint64_t iterations) {
+  Configure();
+  static const bool filled = [] {
+    for (size_t i = 0; i < kPanelBytes; ++i) g_panel[i] = static_cast<uint8_t>(i * 53 + 7);
+    if (kOut == OutputStores::kFarRows || kOut == OutputStores::kFarLines) FarOutput();
+    return true;
+  }();
+  (void)filled;
+  const uint64_t tiles = iterations / 16;  // an iteration is a K group of four tdpbusd
+  size_t a = 0;
+  for (uint64_t t = 0; t < tiles; ++t) {
+    if (kEnd == TileEnd::kSwappedRoles && t % 2)
+      ProbeTile<true, kOut>(t, a);
+    else
+      ProbeTile<false, kOut>(t, a);
+  }
+  _tile_release();
+  return tiles * 16 * 4 * kMacsPerTdpbusd + static_cast<uint64_t>(g_sums[0][0] & 0);
+}
+
+uint64_t IsaPeakAmxTiles(uint64_t iterations) { return RunTiles<TileEnd::kSameTiles, OutputStores::kNone>(iterations); }
+uint64_t IsaPeakAmxTilesSwapped(uint64_t iterations) {
+  return RunTiles<TileEnd::kSwappedRoles, OutputStores::kNone>(iterations);
+}
+uint64_t IsaPeakAmxTilesFarRows(uint64_t iterations) {
+  return RunTiles<TileEnd::kSameTiles, OutputStores::kFarRows>(iterations);
+}
+uint64_t IsaPeakAmxTilesFarLines(uint64_t iterations) {
+  return RunTiles<TileEnd::kSameTiles, OutputStores::kFarLines>(iterations);
+}
+
+// The same tiles as one thread's 1024^3 call walks them (the front end's row block of eight
+// tiles, 256 KB of packed A in L2, over B's 32 panels of 32 KB, 1 MB in all), every operand a
+// real address of its own, each tile asking its eighth of the next panel into L2 four lines a K
+// group (BlockPrefetch, as the kernel does): the row block's walk against the tile loop above.
+// With kRows the previous tile's output rows are stored as the deferred epilogue stores them,
+// into a 1 MB output of 1024-byte rows.
+constexpr size_t kBlockTiles = 8, kPanels = 32, kTileABytes = 16 * 2048;
+uint8_t* RowBlockBuffer(size_t bytes, int seed) {
+  uint8_t* p = static_cast<uint8_t*>(aligned_alloc(4096, bytes));
+  for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(i * 29 + seed);
+  return p;
+}
+
+template <bool kRows>
+uint64_t RunRowBlock(uint64_t iterations) {
+  Configure();
+  static uint8_t* const a_block = RowBlockBuffer(kBlockTiles * kTileABytes, 3);
+  static uint8_t* const b_all = RowBlockBuffer(kPanels * kPanelBytes, 5);
+  static uint8_t* const out = RowBlockBuffer(1024 * 1024, 7);
+  const uint64_t tiles = iterations / 16;
+  uint64_t t = 0;
+  size_t out_row_block = 0;
+  while (t < tiles) {
+    for (size_t panel = 0; panel < kPanels && t < tiles; ++panel) {
+      const uint8_t* b = b_all + panel * kPanelBytes;
+      const char* next = reinterpret_cast<const char*>(b_all + (panel + 1) % kPanels * kPanelBytes);
+      for (size_t tile = 0; tile < kBlockTiles && t < tiles; ++tile, ++t) {
+        const uint8_t* a = a_block + tile * kTileABytes;
+        const char* share = next + tile * (kPanelBytes / kBlockTiles);
+        _tile_zero(0);
+        _tile_zero(1);
+        _tile_zero(2);
+        _tile_zero(3);
+        for (size_t g = 0; g < 16; ++g) {
+          for (size_t l = 0; l < 4; ++l) _mm_prefetch(share + (g * 4 + l) * 64, _MM_HINT_T1);
+          _tile_stream_loadd(4, a + g * kGroupBytes, 64);
+          _tile_loadd(6, b + g * kGroupBytes, 128);
+          _tile_loadd(7, b + g * kGroupBytes + 64, 128);
+          _tile_stream_loadd(5, a + g * kGroupBytes + 1024, 64);
+          _tile_dpbusd(0, 4, 6);
+          _tile_dpbusd(1, 4, 7);
+          _tile_dpbusd(2, 5, 6);
+          _tile_dpbusd(3, 5, 7);
+          if constexpr (kRows) {
+            if (t > 0 && g >= 2 && g < 10) {
+              // The previous tile: its panel and row tile.
+              const size_t prev_tile = tile ? tile - 1 : kBlockTiles - 1;
+              const size_t prev_panel = tile ? panel : (panel ? panel - 1 : kPanels - 1);
+              for (size_t r = (g - 2) * 4; r < (g - 2) * 4 + 4; ++r)
+                _mm256_store_si256(reinterpret_cast<__m256i*>(out + (out_row_block * 256 + prev_tile * 32 + r) * 1024 +
+                                                              prev_panel * 32),
+                                   _mm256_load_si256(reinterpret_cast<const __m256i*>(&g_sums[r][0])));
+            }
+          }
+        }
+        _tile_stored(0, &g_sums[0][0], 128);
+        _tile_stored(1, &g_sums[0][16], 128);
+        _tile_stored(2, &g_sums[16][0], 128);
+        _tile_stored(3, &g_sums[16][16], 128);
+      }
+    }
+    out_row_block = (out_row_block + 1) % 4;
+  }
+  _tile_release();
+  return tiles * 16 * 4 * kMacsPerTdpbusd + static_cast<uint64_t>(g_sums[0][0] & 0);
+}
+
+uint64_t IsaPeakAmxRowBlock(uint64_t iterations) { return RunRowBlock<false>(iterations); }
+uint64_t IsaPeakAmxRowBlockRows(uint64_t iterations) { return RunRowBlock<true>(iterations); }
 
 uint64_t IsaPeakAmx(uint64_t iterations) { return Run<kL1Bytes, false>(iterations); }
 uint64_t IsaPeakAmxL1(uint64_t iterations) { return Run<kL1Bytes, true>(iterations); }

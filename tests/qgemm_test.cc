@@ -159,6 +159,35 @@ TEST_P(QGemmTest, KLongerThanOneKBlock) {
     }
 }
 
+// One thread runs the row blocks in turn, each packing its A into the tiles the block before it
+// used (the driver's one_packed_row_block). M past several row blocks on every tier (the front
+// end's blocks hold 256 KB of packed A, or eight tiles where K is split), K whole and split, a
+// last row block that is short, a u8 B whose row sums the packing writes, and the same problem at
+// three threads (tiles of their own) as the reference's.
+TEST_P(QGemmTest, OneThreadOverSeveralRowBlocks) {
+  struct Case {
+    uint32_t m, k;
+    CPUML_TENSOR_DATA_TYPE a, b;
+    int threads;
+  };
+  const Case cases[] = {{600, 1024, kU8, kS8, 1}, {600, 1100, kS8, kU8, 1}, {330, 1100, kU8, kS8, 3}};
+  uint32_t seed = 900;
+  for (const Case& k : cases) {
+    QConfig c;
+    c.m = k.m;
+    c.k = k.k;
+    c.n = 24;
+    c.a_type = k.a;
+    c.b_type = k.b;
+    c.b_owned = seed & 1;
+    c.b_transposed = true;
+    c.threads = k.threads;
+    c.seed = ++seed;
+    Check(c);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // K past 33,025 can overflow an int32 accumulator in the worst case; 40,000 must stay exact.
 TEST_P(QGemmTest, LongKBeyondInt32) {
   for (auto a : kTypes)
