@@ -162,8 +162,8 @@ TEST_P(QGemmTest, KLongerThanOneKBlock) {
 // One thread runs the row blocks in turn, each packing its A into the tiles the block before it
 // used (the driver's one_packed_row_block). M past several row blocks on every tier (the front
 // end's blocks hold 256 KB of packed A, or eight tiles where K is split), K whole and split, a
-// last row block that is short, a u8 B whose row sums the packing writes, and the same problem at
-// three threads (tiles of their own) as the reference's.
+// last row block that is short, a u8 B whose row sums the packing writes, and three threads,
+// whose row blocks run at once and keep tiles of their own.
 TEST_P(QGemmTest, OneThreadOverSeveralRowBlocks) {
   struct Case {
     uint32_t m, k;
