@@ -437,6 +437,119 @@ struct QGemmPlan::RunJob {
       for (size_t j = 0; j < nr; ++j) memcpy(out_tile + i * out->row_stride + j * out->col_stride, &scratch[i * f.nr + j], 4);
   }
 
+  // RunBlock for K of one exact int32 chain (8-bit B): only what changes from tile to tile is set
+  // between two kernel calls, the rest once per row block or panel. A 1024^3 call at one thread
+  // makes 1,024 tile calls on the amx tier and 5,504 on avx512vnni, and the code between them
+  // runs while the tile unit, or the whole core, waits: against the loop that built every tile's
+  // parameters afresh, the Emerald Rapids device (amx, one thread, 15 interleaved rounds) ran
+  // 1.01-1.03x at 128x768x3072, 1024^3, 2048^3 and 512x4096x4096 (MATRIX_MULTIPLY_INTEGER_TO_FLOAT
+  // 1.03-1.07x), and AMD EPYC Zen 5 (avx512vnni, 4 rounds) 1.05x at 128x768x3072 and 1024^3.
+  // Outputs of unit column stride are finished by the kernel, strided bytes through `scratch`, and
+  // strided int32 or float outputs come back as sums (`acc32`) that FinishTile finishes.
+  void RunExactTiles(size_t a_matrix, size_t b_matrix, uint8_t* out_base, size_t tile_begin, size_t tile_end,
+                     size_t panel_begin, size_t panel_end, int32_t* partial, uint8_t* scratch, int32_t* acc32,
+                     void* kernel_state) const {
+    const QGemmPlan& p = *plan;
+    const QGemmKernel& kernel = p.kernel_;
+    const PackFormat& f = p.format_;
+    const Chunk& chunk = p.chunks_[0];
+    // K in blocks for kernels that ask for it: a block of the B panel stays in L1 while this row
+    // block's tiles pass over it, each tile's dot products carried over in `partial`. A row block
+    // of one tile (few rows: M <= 32 on AMX) reuses nothing, so its K is not split and its tile is
+    // not stored and reloaded between blocks.
+    const size_t groups = f.Groups(chunk.k);
+    const bool blocked = p.SplitsK() && tile_end - tile_begin > 1;
+    const size_t block = blocked ? p.KBlockGroups() : groups;
+    const Int8Matrix am = a->Matrix(a_matrix);
+    const bool requantizes = out->stage == QGemmStage::kRequantize8;
+    const size_t element_bytes = requantizes ? 1 : 4;
+    const bool unit_columns = out->col_stride == element_bytes;
+    const size_t group_bytes = f.kr * f.ElementBytes(), tiles = tile_end - tile_begin;
+    const int32_t* row_a = RowTerms(a_matrix, 0, 0);
+    const int32_t* row_b = RowTerms(a_matrix, 0, 1);
+    QGemmTileParams params{};
+    params.stage = static_cast<uint8_t>(out->stage);
+    params.out_signed = out->is_signed;
+    params.kernel_state = kernel_state;
+    params.b_streams = tiles == 1;
+    params.output_past_l2 = output_past_l2;
+    params.a_row_stride = a_in_place ? am.row_stride : 0;
+    params.a_signed = am.is_signed;
+    const bool sums_back = !requantizes && !unit_columns;
+    params.acc_out = sums_back ? acc32 : nullptr;
+    params.deferrable = unit_columns;  // read back only for the copies below
+    params.out_row_stride = unit_columns ? out->row_stride : f.nr;
+    auto panel_data = [&](size_t panel) {
+      return packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride + chunk.b_offset;
+    };
+    for (size_t panel = panel_begin; panel < panel_end; ++panel) {
+      const size_t n0 = panel * f.nr;
+      const size_t nr = std::min<size_t>(f.nr, p.n_ - n0);
+      const uint8_t* b_chunk = panel_data(panel);
+      const uint8_t* b_data = f.PanelData(b_chunk);
+      params.col_a = UsesColumnSums(f.packing) ? PackFormat::PanelColumnSums(b_chunk) : nullptr;
+      params.b_scale = q->b_scale + n0;
+      params.multiplier = q->multiplier ? q->multiplier + n0 : nullptr;
+      params.bias = q->bias ? q->bias + n0 : nullptr;
+      params.col_b = q->use_col_b ? q->col_b + n0 : nullptr;
+      for (size_t g0 = 0; g0 < groups; g0 += block) {
+        const size_t g = std::min(block, groups - g0);
+        const bool last_block = g0 + g >= groups;
+        // The B block the next sweep over this row block reads, asked for in shares during this one.
+        const uint8_t* next = nullptr;
+        size_t next_bytes = 0;
+        if (!last_block) {
+          next = b_data + (g0 + g) * f.nr * group_bytes;
+          next_bytes = f.nr * std::min(block, groups - g0 - g) * group_bytes;
+        } else if (panel + 1 < panel_end) {
+          next = f.PanelData(panel_data(panel + 1));
+          next_bytes = f.nr * std::min(block, groups) * group_bytes;
+        }
+        const size_t share = (next_bytes / tiles + 63) / 64 * 64;
+        const uint8_t* b_block = b_data + g0 * f.nr * group_bytes;
+        for (size_t tile = tile_begin; tile < tile_end; ++tile) {
+          const size_t m0 = tile * f.mr;
+          const size_t mr = std::min<size_t>(f.mr, p.m_ - m0);
+          params.row_a = row_a + m0;
+          params.row_b = row_b + m0;
+          params.a_scale = q->a_scale + m0;
+          params.out_scale = q->out_scale + m0;
+          params.out_min = q->out_min + m0;
+          params.out_max = q->out_max + m0;
+          params.out_zero_point = q->out_zero_point + m0;
+          const size_t share_begin = std::min(next_bytes, (tile - tile_begin) * share);
+          params.prefetch_b = next ? next + share_begin : nullptr;
+          params.prefetch_b_bytes = std::min(next_bytes - share_begin, share);
+          if (blocked) {
+            int32_t* carried = partial + (tile - tile_begin) * kMaxKBlockTileElements;
+            params.dot_in = g0 ? carried : nullptr;
+            params.dot_out = last_block ? nullptr : carried;
+          }
+          uint8_t* out_tile = out_base + m0 * out->row_stride + n0 * out->col_stride;
+          params.out = unit_columns ? static_cast<void*>(out_tile) : static_cast<void*>(scratch);
+          // Four-byte outputs (int32, float): their lines, asked for before the tile's last K
+          // loop, arrive while it runs. AMD EPYC Zen 3, AVX2, one thread, interleaved medians of
+          // four runs, MATRIX_MULTIPLY_INTEGER_TO_FLOAT / QUANTIZED_LINEAR_MATRIX_MULTIPLY at 1024^3
+          // 0.87-0.89 -> 0.96-0.97, at 128x768x3072 0.86-0.93 -> 0.87-0.98 (docs/experiments.md).
+          // Asked for before the first of several K blocks instead, the lines were gone again by
+          // the last: the row block's other tiles pass in between (AMD EPYC Zen 5, one thread,
+          // 1024^3 and 2048^3: 1.04x for the last block).
+          if (!requantizes && unit_columns && last_block)
+            RequestOutputLines(out_tile, out->row_stride, mr, nr * element_bytes);
+          const uint8_t* a_tile = a_in_place ? am.data + m0 * am.row_stride + g0 * f.kr
+                                             : PackedATile(a_matrix, tile) + chunk.a_offset + g0 * f.mr * group_bytes;
+          kernel.run(mr, nr, g, a_tile, b_block, &params);
+          if (!last_block || unit_columns) continue;
+          if (sums_back)
+            FinishTile(out->stage, *q, acc32, f.nr, m0, n0, mr, nr, out_tile, out->row_stride, out->col_stride);
+          else
+            for (size_t i = 0; i < mr; ++i)
+              for (size_t j = 0; j < nr; ++j) out_tile[i * out->row_stride + j * out->col_stride] = scratch[i * f.nr + j];
+        }
+      }
+    }
+  }
+
   void RunBlock(size_t batch, size_t m_block, size_t n_block) const {
     const QGemmPlan& p = *plan;
     const QGemmKernel& kernel = p.kernel_;
@@ -445,55 +558,42 @@ struct QGemmPlan::RunJob {
     const size_t a_matrix = p.a_grid_.Index(bi, ci), b_matrix = p.b_grid_.Index(bi, ci);
     const Int8Matrix am = a->Matrix(a_matrix);  // read in place (a_in_place)
     uint8_t* out_base = out->data + bi * out->batch_stride + ci * out->channel_stride;
-    const bool requantizes = out->stage == QGemmStage::kRequantize8;
     const bool sums_out = out->stage == QGemmStage::kSum64;
-    const size_t element_bytes = requantizes ? 1 : 4;
-    const bool unit_columns = out->col_stride == element_bytes;
-    const bool exact_in_int32 = p.chunks_.size() == 1 && !sums_out;
     const bool column_sums = UsesColumnSums(f.packing);
+    const size_t tile_begin = m_block * m_tiles_per_block, panel_begin = n_block * panels_per_block;
     const size_t tile_end = std::min(p.m_tiles_, (m_block + 1) * m_tiles_per_block);
     const size_t panel_end = std::min(p.panels_, (n_block + 1) * panels_per_block);
     // Sized for the largest tile any kernel may declare (kernels static_assert against it).
     alignas(64) uint8_t scratch[kMaxKernelMr * kMaxKernelNr];  // outputs without unit column stride
     alignas(64) int32_t acc32[kMaxKernelMr * kMaxKernelNr];
     int64_t acc64[kMaxKernelMr * kMaxKernelNr];
-
-    // K in blocks for kernels that ask for it: a block of the B panel stays in L1 while this row
-    // block's tiles pass over it, each tile's dot products carried over in `partial`. A row block
-    // of one tile (few rows: M <= 32 on AMX) reuses nothing, so its K is not split and its tile is
-    // not stored and reloaded between blocks.
-    const size_t tile_begin = m_block * m_tiles_per_block, panel_begin = n_block * panels_per_block;
-    const size_t groups = exact_in_int32 ? f.Groups(p.chunks_[0].k) : 1;
-    const bool blocked = p.SplitsK() && tile_end - tile_begin > 1;
-    const size_t block = blocked ? p.KBlockGroups() : groups;
+    // Carried between calls on the same tile: a split K's dot products, a 4-bit B's y between parts.
     alignas(64) int32_t partial[kMaxKBlockTiles * kMaxKBlockTileElements];
     alignas(64) uint8_t kernel_state[kKernelStateBytes];
 
     if (pack_in_block)
       for (size_t tile = tile_begin; tile < tile_end; ++tile) PackATiles(a_matrix, tile);
-    const size_t group_bytes = f.kr * f.ElementBytes();
-    // A 4-bit B's sweeps go over its blocks (steps), a part of them at a time where a row block
-    // has several tiles (QGemmPlan::BlocksPerPart), the others' over K groups.
     const bool nibbles = f.Nibbles();
-    const size_t steps = nibbles ? p.chunks_.size() : groups;
-    const size_t step = nibbles ? (tile_end - tile_begin > 1 ? p.BlocksPerPart() : steps) : block;
+    if (kernel.enter) kernel.enter(kernel_state);
+    if (!nibbles && p.chunks_.size() == 1 && !sums_out) {
+      RunExactTiles(a_matrix, b_matrix, out_base, tile_begin, tile_end, panel_begin, panel_end, partial, scratch, acc32,
+                    kernel_state);
+      if (kernel.leave) kernel.leave(kernel_state);
+      return;
+    }
+    // A 4-bit B's sweeps go over its blocks (steps), a part of them at a time where a row block
+    // has several tiles (QGemmPlan::BlocksPerPart); an 8-bit B's K chunks run in one sweep.
+    const size_t steps = nibbles ? p.chunks_.size() : 1;
+    const size_t step = nibbles && tile_end - tile_begin > 1 ? p.BlocksPerPart() : steps;
     const size_t block_bytes = nibbles ? f.BPanelBytes(p.chunks_[0].k) : 0;
-    // The B block a (panel, first K group) sweep over this row block reads, if it is one K block
-    // of the single exact chunk, or a part of a 4-bit B's blocks; the next sweep's is prefetched
-    // during this one.
+    // The part of a 4-bit B's blocks that a (panel, first block) sweep over this row block reads;
+    // the next sweep's is prefetched during this one.
     auto b_block = [&](size_t panel, size_t g0, size_t* bytes) -> const uint8_t* {
       *bytes = 0;
-      if (panel >= panel_end) return nullptr;
-      if (nibbles) {
-        *bytes = std::min((g0 + step) * block_bytes, b_panel_stride) - g0 * block_bytes;
-        return packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride + g0 * block_bytes;
-      }
-      if (!exact_in_int32 || g0 >= groups) return nullptr;
-      *bytes = f.nr * std::min(block, groups - g0) * group_bytes;
-      return f.PanelData(packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride + p.chunks_[0].b_offset) +
-             g0 * f.nr * group_bytes;
+      if (panel >= panel_end || !nibbles) return nullptr;
+      *bytes = std::min((g0 + step) * block_bytes, b_panel_stride) - g0 * block_bytes;
+      return packed_b + (b_matrix * p.panels_ + panel) * b_panel_stride + g0 * block_bytes;
     };
-    if (kernel.enter) kernel.enter(kernel_state);
     for (size_t panel = panel_begin; panel < panel_end; ++panel) {
       const size_t n0 = panel * f.nr;
       const size_t nr = std::min<size_t>(f.nr, p.n_ - n0);
@@ -541,51 +641,11 @@ struct QGemmPlan::RunJob {
           params.row_a = RowTerms(a_matrix, c, 0) + m0;
           params.row_b = RowTerms(a_matrix, c, 1) + m0;
           params.col_a = column_sums ? PackFormat::PanelColumnSums(panel_chunk) : nullptr;
-          const size_t g = exact_in_int32 ? std::min(block, groups - g0) : f.Groups(chunk.k);
-          const size_t group_bytes = f.kr * f.ElementBytes();
-          kernel.run(mr, nr, g, a_in_place ? a_tile + g0 * f.kr : a_tile + chunk.a_offset + g0 * f.mr * group_bytes,
-                     f.PanelData(panel_chunk) + g0 * f.nr * group_bytes, &params);
+          kernel.run(mr, nr, f.Groups(chunk.k), a_in_place ? a_tile : a_tile + chunk.a_offset, f.PanelData(panel_chunk),
+                     &params);
         };
         params.dot_in = nullptr;
         params.dot_out = nullptr;
-        if (exact_in_int32) {
-          const bool last_block = g0 + block >= groups;
-          if (blocked) {
-            int32_t* carried = partial + (tile - tile_begin) * kMaxKBlockTileElements;
-            params.dot_in = g0 ? carried : nullptr;
-            params.dot_out = last_block ? nullptr : carried;
-          }
-          if (!requantizes && !unit_columns) {
-            // Strided int32 or float outputs: the sums come back to the front end, which finishes
-            // them (FinishTile) with the kernels' formula.
-            params.acc_out = acc32;
-            params.deferrable = false;
-            params.out = scratch;
-            params.out_row_stride = f.nr;
-            run_chunk(0);
-            if (last_block)
-              FinishTile(out->stage, *q, acc32, f.nr, m0, n0, mr, nr, out_tile, out->row_stride, out->col_stride);
-            continue;
-          }
-          params.acc_out = nullptr;
-          params.deferrable = unit_columns;  // read back only for the scratch copy below
-          params.out = unit_columns ? out_tile : scratch;
-          params.out_row_stride = unit_columns ? out->row_stride : f.nr;
-          // Four-byte outputs (int32, float): their lines, asked for before the tile's last K
-          // loop, arrive while it runs. AMD EPYC Zen 3, AVX2, one thread, interleaved medians of four
-          // runs, MATRIX_MULTIPLY_INTEGER_TO_FLOAT / QUANTIZED_LINEAR_MATRIX_MULTIPLY at 1024^3
-          // 0.87-0.89 -> 0.96-0.97, at 128x768x3072 0.86-0.93 -> 0.87-0.98 (docs/experiments.md).
-          // Asked for before the first of several K blocks instead, the lines were gone again by
-          // the last: the row block's other tiles pass in between (AMD EPYC Zen 5, one thread,
-          // 1024^3 and 2048^3: 1.04x for the last block).
-          if (!requantizes && unit_columns && last_block)
-            RequestOutputLines(out_tile, out->row_stride, mr, nr * element_bytes);
-          run_chunk(0);
-          if (!unit_columns && last_block)
-            for (size_t i = 0; i < mr; ++i)
-              for (size_t j = 0; j < nr; ++j) out_tile[i * out->row_stride + j * out->col_stride] = scratch[i * f.nr + j];
-          continue;
-        }
         params.acc_out = acc32;
         params.deferrable = false;
         if (q->block_b_scale) {
