@@ -72,6 +72,18 @@ inline void StoreRowPair(uint8_t* first, uint8_t* second, __m128i packed, bool b
 }
 #endif
 
+// Whether v[0, n) all equal v[0], a vector at a time: every tile asks it of its row and column
+// terms, and the AMX kernel's tiles are short calls (1,024 of them in a 1024^3 call).
+inline bool AllEqualToFirst(const int32_t* v, size_t n) {
+  const EpilogueInt first(v[0]);
+  size_t i = 0;
+  for (; i + EpilogueInt::size <= n; i += EpilogueInt::size)
+    if (xsimd::any(EpilogueInt::load_unaligned(v + i) != first)) return false;
+  for (; i < n; ++i)
+    if (v[i] != v[0]) return false;
+  return true;
+}
+
 // The per-column half of the epilogue of one mr x nr tile: what every row shares, prepared once
 // per tile (a kernel that finishes its tile a few rows at a time reuses it for each batch of rows).
 // The per-column arrays are padded to whole tiles, so their vectors are read whole.
@@ -88,10 +100,8 @@ struct TileColumns {
 
   TileColumns() = default;
   TileColumns(const QGemmTileParams& p, size_t mr, size_t nr) {
-    uniform_row_a = p.col_a != nullptr;
-    for (size_t i = 0; i < mr && uniform_row_a; ++i) uniform_row_a = p.row_a[i] == p.row_a[0];
-    uniform_col_b = p.col_b != nullptr;
-    for (size_t j = 0; j < nr && uniform_col_b; ++j) uniform_col_b = p.col_b[j] == p.col_b[0];
+    uniform_row_a = p.col_a != nullptr && AllEqualToFirst(p.row_a, mr);
+    uniform_col_b = p.col_b != nullptr && AllEqualToFirst(p.col_b, nr);
     per_row_a = p.col_a && !uniform_row_a;
     per_column_b = p.col_b && !uniform_col_b;
     for (size_t v = 0; v < kVectors; ++v) {
