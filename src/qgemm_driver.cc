@@ -437,6 +437,21 @@ struct QGemmPlan::RunJob {
       for (size_t j = 0; j < nr; ++j) memcpy(out_tile + i * out->row_stride + j * out->col_stride, &scratch[i * f.nr + j], 4);
   }
 
+  // A tile's per-row parameters (rows from m0) and per-column ones (columns from n0).
+  void SetRowParams(size_t m0, QGemmTileParams* params) const {
+    params->a_scale = q->a_scale + m0;
+    params->out_scale = q->out_scale + m0;
+    params->out_min = q->out_min + m0;
+    params->out_max = q->out_max + m0;
+    params->out_zero_point = q->out_zero_point + m0;
+  }
+  void SetColumnParams(size_t n0, QGemmTileParams* params) const {
+    params->b_scale = q->b_scale + n0;
+    params->multiplier = q->multiplier ? q->multiplier + n0 : nullptr;
+    params->bias = q->bias ? q->bias + n0 : nullptr;
+    params->col_b = q->use_col_b ? q->col_b + n0 : nullptr;
+  }
+
   // RunBlock for K of one exact int32 chain (8-bit B): only what changes from tile to tile is set
   // between two kernel calls, the rest once per row block or panel. A 1024^3 call at one thread
   // makes 1,024 tile calls on the amx tier and 5,504 on avx512vnni, and the code between them
@@ -488,10 +503,7 @@ struct QGemmPlan::RunJob {
       const uint8_t* b_chunk = panel_data(panel);
       const uint8_t* b_data = f.PanelData(b_chunk);
       params.col_a = UsesColumnSums(f.packing) ? PackFormat::PanelColumnSums(b_chunk) : nullptr;
-      params.b_scale = q->b_scale + n0;
-      params.multiplier = q->multiplier ? q->multiplier + n0 : nullptr;
-      params.bias = q->bias ? q->bias + n0 : nullptr;
-      params.col_b = q->use_col_b ? q->col_b + n0 : nullptr;
+      SetColumnParams(n0, &params);
       for (size_t g0 = 0; g0 < groups; g0 += block) {
         const size_t g = std::min(block, groups - g0);
         const bool last_block = g0 + g >= groups;
@@ -512,11 +524,7 @@ struct QGemmPlan::RunJob {
           const size_t mr = std::min<size_t>(f.mr, p.m_ - m0);
           params.row_a = row_a + m0;
           params.row_b = row_b + m0;
-          params.a_scale = q->a_scale + m0;
-          params.out_scale = q->out_scale + m0;
-          params.out_min = q->out_min + m0;
-          params.out_max = q->out_max + m0;
-          params.out_zero_point = q->out_zero_point + m0;
+          SetRowParams(m0, &params);
           const size_t share_begin = std::min(next_bytes, (tile - tile_begin) * share);
           params.prefetch_b = next ? next + share_begin : nullptr;
           params.prefetch_b_bytes = std::min(next_bytes - share_begin, share);
@@ -609,16 +617,9 @@ struct QGemmPlan::RunJob {
         const uint8_t* a_tile = a_in_place ? am.data + m0 * am.row_stride : PackedATile(a_matrix, tile);
         QGemmTileParams params;
         params.blocks = nullptr;
-        params.a_scale = q->a_scale + m0;
-        params.out_scale = q->out_scale + m0;
-        params.out_min = q->out_min + m0;
-        params.out_max = q->out_max + m0;
-        params.out_zero_point = q->out_zero_point + m0;
-        params.b_scale = q->b_scale + n0;
-        params.multiplier = q->multiplier ? q->multiplier + n0 : nullptr;
+        SetRowParams(m0, &params);
+        SetColumnParams(n0, &params);
         params.stage = static_cast<uint8_t>(sums_out ? QGemmStage::kInt32 : out->stage);
-        params.bias = q->bias ? q->bias + n0 : nullptr;
-        params.col_b = q->use_col_b ? q->col_b + n0 : nullptr;
         params.out_signed = out->is_signed;
         params.kernel_state = kernel_state;
         const size_t share_begin = std::min(next_bytes, (tile - tile_begin) * share);
