@@ -20,6 +20,10 @@
 //                                             s8u4 with B scales that are FLOAT16 numbers (as
 //                                             llama.cpp's Q4_0 and models quantized in half
 //                                             precision hold them), which cpuml keeps as FLOAT16
+//   i2f/cpuml/<u8u4|s8u4|s8u4h>/<shape>/block:<32|128>/threads:N
+//                                             the 4-bit product alone, A already quantized: with
+//                                             i2f/cpuml/u8s8 it splits the pairs' times into the
+//                                             quantizer's share and the product's
 //   model/cpuml/<preset>[/layers:L]/<int8|int4/block:B>/M:<1|128>/threads:N
 //                                             one decoder layer's linear layers (--models=),
 //                                             or L layers (--model-layers=): the time per
@@ -351,6 +355,9 @@ void RegisterDynamicQuantBenchmarks() {
           const std::string shape_block = types + "/" + ShapeName(s) + "/block:" + std::to_string(block);
           benchmark::RegisterBenchmark(("dqmatmul/cpuml/" + shape_block + "/threads:" + std::to_string(threads)).c_str(),
                                        BM_DynamicLinear, s, false, true, threads, block, symmetric, half_scales)
+              ->Unit(benchmark::kMicrosecond)->UseRealTime();
+          benchmark::RegisterBenchmark(("i2f/cpuml/" + shape_block + "/threads:" + std::to_string(threads)).c_str(),
+                                       BM_DynamicLinear, s, false, false, threads, block, symmetric, half_scales)
               ->Unit(benchmark::kMicrosecond)->UseRealTime();
           // Decode's probe: the read loops over as many bytes as the product's B (WeightBytes).
           if (s.m == 1) RegisterReadProbes("read_bandwidth/" + shape_block, WeightBytes(s, block, half_scales), threads);

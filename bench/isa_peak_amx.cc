@@ -425,7 +425,7 @@ uint64_t RunRegisterSteps(uint64_t iterations) {
 // conversions, packs and unpacking shifts and affine transforms each get a row.
 enum class VectorOp {
   kAddPs, kMulPs, kCvtDq2Ps, kCvtPs2Dq, kAddD, kTernlog, kAffine, kShufB, kSrlW, kPacksDw,
-  kAddPsYmm, kMulPsYmm, kCvtDq2PsYmm, kPaddDYmm,
+  kAddPsYmm, kMulPsYmm, kCvtDq2PsYmm, kPaddDYmm, kPermB, kMultishiftQB,
 };
 constexpr bool IsYmm(VectorOp op) {
   return op == VectorOp::kAddPsYmm || op == VectorOp::kMulPsYmm || op == VectorOp::kCvtDq2PsYmm ||
@@ -461,6 +461,9 @@ __attribute__((always_inline)) inline void VectorOpSlice(__m512i (&v)[16], __m25
       if constexpr (kOp == VectorOp::kShufB) r = _mm512_shuffle_epi8(c, v[j]);
       if constexpr (kOp == VectorOp::kSrlW) r = _mm512_srli_epi16(v[j], 4);
       if constexpr (kOp == VectorOp::kPacksDw) r = _mm512_packs_epi32(v[j], c);
+      // AVX512_VBMI, which the amx tier's flags leave out (every AMX core has it): as assembly.
+      if constexpr (kOp == VectorOp::kPermB) asm("vpermb %2, %1, %0" : "=v"(r) : "v"(v[j]), "v"(c));
+      if constexpr (kOp == VectorOp::kMultishiftQB) asm("vpmultishiftqb %2, %1, %0" : "=v"(r) : "v"(c), "v"(v[j]));
       asm volatile("" : : "v"(r));
     }
   }
@@ -511,6 +514,8 @@ const IsaPeakProbe kAmxBesideProbes[] = {
     CPUML_BESIDE("mulps_ymm", "vmulps ymm", kMulPsYmm),
     CPUML_BESIDE("cvtdq2ps_ymm", "vcvtdq2ps ymm", kCvtDq2PsYmm),
     CPUML_BESIDE("paddd_ymm", "vpaddd ymm", kPaddDYmm),
+    CPUML_BESIDE("permb", "vpermb zmm", kPermB),
+    CPUML_BESIDE("pmultishiftqb", "vpmultishiftqb zmm", kMultishiftQB),
 };
 #undef CPUML_BESIDE
 const size_t kAmxBesideProbeCount = sizeof kAmxBesideProbes / sizeof kAmxBesideProbes[0];
