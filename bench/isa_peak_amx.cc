@@ -426,6 +426,8 @@ uint64_t RunRegisterSteps(uint64_t iterations) {
 enum class VectorOp {
   kAddPs, kMulPs, kCvtDq2Ps, kCvtPs2Dq, kAddD, kTernlog, kAffine, kShufB, kSrlW, kPacksDw,
   kAddPsYmm, kMulPsYmm, kCvtDq2PsYmm, kPaddDYmm, kPermB, kMultishiftQB,
+  // Two instructions in turn, 128 of each: one a cycle of the pair if they share a port, two if not.
+  kAffineThenPermB, kCvtDq2PsThenPermB, kAffineThenShufB,
 };
 constexpr bool IsYmm(VectorOp op) {
   return op == VectorOp::kAddPsYmm || op == VectorOp::kMulPsYmm || op == VectorOp::kCvtDq2PsYmm ||
@@ -464,6 +466,15 @@ __attribute__((always_inline)) inline void VectorOpSlice(__m512i (&v)[16], __m25
       // AVX512_VBMI, which the amx tier's flags leave out (every AMX core has it): as assembly.
       if constexpr (kOp == VectorOp::kPermB) asm("vpermb %2, %1, %0" : "=v"(r) : "v"(v[j]), "v"(c));
       if constexpr (kOp == VectorOp::kMultishiftQB) asm("vpmultishiftqb %2, %1, %0" : "=v"(r) : "v"(c), "v"(v[j]));
+      if constexpr (kOp == VectorOp::kAffineThenPermB || kOp == VectorOp::kAffineThenShufB) {
+        if (i % 2 == 0) r = _mm512_gf2p8affine_epi64_epi8(v[j], c, 0xF8);
+        else if (kOp == VectorOp::kAffineThenShufB) r = _mm512_shuffle_epi8(c, v[j]);
+        else asm("vpermb %2, %1, %0" : "=v"(r) : "v"(v[j]), "v"(c));
+      }
+      if constexpr (kOp == VectorOp::kCvtDq2PsThenPermB) {
+        if (i % 2 == 0) r = _mm512_castps_si512(_mm512_cvtepi32_ps(v[j]));
+        else asm("vpermb %2, %1, %0" : "=v"(r) : "v"(v[j]), "v"(c));
+      }
       asm volatile("" : : "v"(r));
     }
   }
@@ -516,6 +527,9 @@ const IsaPeakProbe kAmxBesideProbes[] = {
     CPUML_BESIDE("paddd_ymm", "vpaddd ymm", kPaddDYmm),
     CPUML_BESIDE("permb", "vpermb zmm", kPermB),
     CPUML_BESIDE("pmultishiftqb", "vpmultishiftqb zmm", kMultishiftQB),
+    CPUML_BESIDE("gf2p8affineqb_permb", "vgf2p8affineqb and vpermb zmm in turn", kAffineThenPermB),
+    CPUML_BESIDE("cvtdq2ps_permb", "vcvtdq2ps and vpermb zmm in turn", kCvtDq2PsThenPermB),
+    CPUML_BESIDE("gf2p8affineqb_pshufb", "vgf2p8affineqb and vpshufb zmm in turn", kAffineThenShufB),
 };
 #undef CPUML_BESIDE
 const size_t kAmxBesideProbeCount = sizeof kAmxBesideProbes / sizeof kAmxBesideProbes[0];
