@@ -25,7 +25,7 @@ if [ ! -d "$MODULES/node_modules/onnxruntime-node" ]; then
   (cd "$MODULES" && npm install --no-save --ignore-scripts --no-audit --no-fund onnxruntime-node@1.30.0 > /dev/null)
 fi
 BENCH=$(cpuml_bench_binary -DCPUML_BENCH_PEERS=ON)
-FILTER='^(dqmatmul|i2f|qgemm|model)/cpuml/'
+FILTER='^((dqmatmul|qgemm|model)/cpuml/|i2f/cpuml/(u8s8|s8s8)/)'  # the 4-bit products alone (i2f/cpuml/s8u4) have no peer here
 round_step() {  # round, threads, pin...
   local round=$1 threads=$2
   shift 2
