@@ -434,6 +434,14 @@ constexpr bool IsYmm(VectorOp op) {
          op == VectorOp::kPaddDYmm;
 }
 
+// vpermb (AVX512_VBMI, which the amx tier's flags leave out; every AMX core has it) as assembly:
+// the bytes of `table` that the low six bits of each byte of `index` pick.
+__attribute__((always_inline)) inline __m512i PermB(__m512i index, __m512i table) {
+  __m512i r;
+  asm("vpermb %2, %1, %0" : "=v"(r) : "v"(index), "v"(table));
+  return r;
+}
+
 template <VectorOp kOp>
 __attribute__((always_inline)) inline void VectorOpSlice(__m512i (&v)[16], __m256i (&w)[16]) {
   const __m512i c = _mm512_set1_epi32(0x3F8000F1);
@@ -463,18 +471,14 @@ __attribute__((always_inline)) inline void VectorOpSlice(__m512i (&v)[16], __m25
       if constexpr (kOp == VectorOp::kShufB) r = _mm512_shuffle_epi8(c, v[j]);
       if constexpr (kOp == VectorOp::kSrlW) r = _mm512_srli_epi16(v[j], 4);
       if constexpr (kOp == VectorOp::kPacksDw) r = _mm512_packs_epi32(v[j], c);
-      // AVX512_VBMI, which the amx tier's flags leave out (every AMX core has it): as assembly.
-      if constexpr (kOp == VectorOp::kPermB) asm("vpermb %2, %1, %0" : "=v"(r) : "v"(v[j]), "v"(c));
+      if constexpr (kOp == VectorOp::kPermB) r = PermB(v[j], c);
       if constexpr (kOp == VectorOp::kMultishiftQB) asm("vpmultishiftqb %2, %1, %0" : "=v"(r) : "v"(c), "v"(v[j]));
       if constexpr (kOp == VectorOp::kAffineThenPermB || kOp == VectorOp::kAffineThenShufB) {
         if (i % 2 == 0) r = _mm512_gf2p8affine_epi64_epi8(v[j], c, 0xF8);
-        else if (kOp == VectorOp::kAffineThenShufB) r = _mm512_shuffle_epi8(c, v[j]);
-        else asm("vpermb %2, %1, %0" : "=v"(r) : "v"(v[j]), "v"(c));
+        else r = kOp == VectorOp::kAffineThenShufB ? _mm512_shuffle_epi8(c, v[j]) : PermB(v[j], c);
       }
-      if constexpr (kOp == VectorOp::kCvtDq2PsThenPermB) {
-        if (i % 2 == 0) r = _mm512_castps_si512(_mm512_cvtepi32_ps(v[j]));
-        else asm("vpermb %2, %1, %0" : "=v"(r) : "v"(v[j]), "v"(c));
-      }
+      if constexpr (kOp == VectorOp::kCvtDq2PsThenPermB)
+        r = i % 2 == 0 ? _mm512_castps_si512(_mm512_cvtepi32_ps(v[j])) : PermB(v[j], c);
       asm volatile("" : : "v"(r));
     }
   }
