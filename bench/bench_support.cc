@@ -98,8 +98,8 @@ bool ParseShapes(const std::string& list, std::vector<Shape>* shapes) {
 bool ParseTypes(const std::string& list, std::vector<std::string>* types) {
   for (const std::string& item : SplitList(list)) {
     if (item != "u8s8" && item != "u8u8" && item != "s8s8" && item != "s8u8" && item != "u8s7" && item != "u8u4" &&
-        item != "s8u4" && item != "s8u4h") {
-      fprintf(stderr, "cpuml_bench: types '%s' is not one of u8s8, u8u8, s8s8, s8u8, u8s7, u8u4, s8u4, s8u4h\n",
+        item != "s8u4" && item != "s8u4h" && item != "after") {
+      fprintf(stderr, "cpuml_bench: types '%s' is not one of u8s8, u8u8, s8s8, s8u8, u8s7, u8u4, s8u4, s8u4h, after\n",
               item.c_str());
       return false;
     }

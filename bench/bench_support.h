@@ -32,7 +32,9 @@ std::string ShapeName(const Shape& s);  // "MxKxN"
 //                                                             4-bit B in blocks after u8 A per
 //                                                             tensor or symmetric s8 A per row
 //                                                             and block, the dynamic path's rows,
-//                                                             and s8u4h, s8u4 with FLOAT16 scales)
+//                                                             s8u4h, s8u4 with FLOAT16 scales,
+//                                                             and after: the int8 product after
+//                                                             other work on the pool's threads)
 //   --threads=1,16                       CPUML_BENCH_THREADS  thread counts (default 1,2)
 //   --models=llama3_8b,phi3_mini         CPUML_BENCH_MODELS   decoder-layer presets (default none)
 //   --model-layers=4                     CPUML_BENCH_MODEL_LAYERS  that many layers of each preset,

@@ -24,14 +24,24 @@
 //                                             the 4-bit product alone, A already quantized: with
 //                                             i2f/cpuml/u8s8 it splits the pairs' times into the
 //                                             quantizer's share and the product's
+//   after/cpuml/u8s8/<shape>/<scalar|avx512|rewrite>/threads:N
+//                                             (--types=after, threads > 1) the pool's threads
+//                                             first run about 20 us of a scalar chain or of the
+//                                             AVX-512 probe each, or rewrite A's rows from a
+//                                             copy (as the operator before the product does in
+//                                             an engine), then i2f/cpuml/u8s8; before/cpuml/
+//                                             <shape>/<work>/threads:N times that work alone
 //   model/cpuml/<preset>[/layers:L]/<int8|int4/block:B>/M:<1|128>/threads:N
 //                                             one decoder layer's linear layers (--models=),
 //                                             or L layers (--model-layers=): the time per
 //                                             token (M = 1) or prefill chunk
-// Types: u8s8 and s8s8 (A's quantized type, s8 B), and u8u4, s8u4, s8u4h when asked for, as
-// --types= selects.
+// Types: u8s8 and s8s8 (A's quantized type, s8 B), and u8u4, s8u4, s8u4h and after when asked
+// for, as --types= selects.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -40,6 +50,7 @@
 
 #include "bench/bench_support.h"
 #include "bench/gops.h"
+#include "bench/isa_peak.h"
 
 #if CPUML_BENCH_HAVE_ONEDNN
 #include <dnnl.hpp>
@@ -137,6 +148,7 @@ class DynamicLinear {
     cpuml_destroy_operator(matmul_);
   }
   bool ok() const { return ok_; }
+  std::vector<uint8_t, CacheLineAllocator<uint8_t>>& quantized_a() { return qa_; }
 
   cpuml_status Quantize(pthreadpool_t pool) {
     const CPUML_BUFFER_BINDING in{x_.data(), x_desc_.TotalTensorSizeInBytes};
@@ -196,6 +208,67 @@ void BM_DynamicLinear(benchmark::State& state, Shape s, bool a_signed, bool quan
   if (pool) pthreadpool_destroy(pool);
   SetGops(state, s);
   state.SetLabel(std::string("exact, ") + cpuml_isa_name(cpuml_get_isa()));
+}
+
+// What every pool thread does before the product in after/ rows: a scalar multiply chain, the
+// AVX-512 probe (vpdpbusd and vmulps) for as long, or rewriting its share of A's rows (a copy of
+// the quantized bytes), as the operator before the product in an engine would.
+enum class PoolWork { kScalar, kAvx512, kRewrite };
+const char* PoolWorkName(PoolWork w) {
+  return w == PoolWork::kScalar ? "scalar" : w == PoolWork::kAvx512 ? "avx512" : "rewrite";
+}
+struct PoolWorkJob {
+  PoolWork work;
+  uint64_t iterations;
+  const IsaPeakProbe* probe;
+  uint8_t* a;
+  const uint8_t* copy;
+  size_t rows, row_bytes, tasks;
+  static void Run(void* context, size_t task) {
+    const PoolWorkJob& j = *static_cast<const PoolWorkJob*>(context);
+    if (j.work == PoolWork::kScalar) {
+      uint64_t x = task + 1;
+      for (uint64_t i = 0; i < j.iterations; ++i) x = x * 0x9E3779B97F4A7C15ull + i;
+      benchmark::DoNotOptimize(x);
+    } else if (j.work == PoolWork::kAvx512) {
+      benchmark::DoNotOptimize(j.probe->run(j.iterations));
+    } else {
+      const size_t first = j.rows * task / j.tasks, last = j.rows * (task + 1) / j.tasks;
+      memcpy(j.a + first * j.row_bytes, j.copy + first * j.row_bytes, (last - first) * j.row_bytes);
+    }
+  }
+};
+
+// after/cpuml/u8s8/<shape>/<work>/threads:N: the pool's work (PoolWork) then the int8 product;
+// before/cpuml/<shape>/<work>/threads:N: the work alone. The pair dqmatmul/cpuml/u8s8 puts the
+// quantizer there.
+void BM_ProductAfter(benchmark::State& state, Shape s, int threads, PoolWork work, bool multiply) {
+  DynamicLinear layer(s, false);
+  if (!layer.ok()) return state.SkipWithError("cpuml setup failed");
+  pthreadpool_t pool = pthreadpool_create(threads);
+  std::vector<uint8_t> copy(layer.quantized_a().begin(), layer.quantized_a().end());
+  PoolWorkJob job{work, 0, nullptr, layer.quantized_a().data(), copy.data(), s.m, s.k, static_cast<size_t>(threads)};
+  for (const IsaPeakProbe& probe : IsaPeakProbes())
+    if (std::string(probe.name) == "avx512vnni_vpdpbusd_vmulps" && probe.supported()) job.probe = &probe;
+  if (work == PoolWork::kAvx512 && !job.probe) {
+    pthreadpool_destroy(pool);
+    return state.SkipWithError("no AVX-512 VNNI on this CPU");
+  }
+  // About 20 us of work a thread (the per-tensor quantizer's time at 128 x 4096 on 16 threads).
+  if (work != PoolWork::kRewrite) {
+    job.iterations = 100000;
+    const auto t0 = std::chrono::steady_clock::now();
+    PoolWorkJob::Run(&job, 0);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    job.iterations = std::max<uint64_t>(1, static_cast<uint64_t>(100000 * 20e-6 / seconds));
+  }
+  for (auto _ : state) {
+    pthreadpool_parallelize_1d(pool, PoolWorkJob::Run, &job, job.tasks, 0);
+    if (multiply && layer.Multiply(pool) != CPUML_STATUS_SUCCESS) state.SkipWithError(cpuml_last_error_message());
+    benchmark::ClobberMemory();
+  }
+  pthreadpool_destroy(pool);
+  if (multiply) SetGops(state, s);
 }
 
 // The granularities of DYNAMIC_QUANTIZE_LINEAR: UINT8 with a zero point per tensor or per row, and
@@ -345,6 +418,19 @@ void RegisterDynamicQuantBenchmarks() {
             ->Unit(benchmark::kMicrosecond)->UseRealTime();
 #endif
       }
+  for (const Shape& s : options.shapes)
+    for (int threads : options.threads) {
+      if (!options.Wants("after") || threads < 2) continue;
+      for (PoolWork work : {PoolWork::kScalar, PoolWork::kAvx512, PoolWork::kRewrite}) {
+        const std::string tail = std::string("/") + PoolWorkName(work) + "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(("after/cpuml/u8s8/" + ShapeName(s) + tail).c_str(), BM_ProductAfter, s, threads,
+                                     work, true)
+            ->Unit(benchmark::kMicrosecond)->UseRealTime();
+        benchmark::RegisterBenchmark(("before/cpuml/" + ShapeName(s) + tail).c_str(), BM_ProductAfter, s, threads, work,
+                                     false)
+            ->Unit(benchmark::kMicrosecond)->UseRealTime();
+      }
+    }
   for (const char* name : {"u8u4", "s8u4", "s8u4h"}) {
     const std::string types = name;
     if (!options.Wants(types)) continue;
