@@ -54,9 +54,10 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
 // 1.04x at 128 x 4096 x 4096 and 1.06x at 512 rows (one thread), level at blocks of 128; with a
 // zero point per column (the kernel alone, three runs) 1.06x at blocks of 32, level at 128.
 // The kernel on one panel in L2 (`cpuml_bench` probe
-// `isa_peak/avx512vnni_s8u4_4x64_tile_b32`) runs blocks of 32 at 0.71-0.73 of the `vpdpbusd`
-// probe, where the formula's two float multiplies per output and block, which share vpdpbusd's
-// two pipes on that core, leave 0.80 (`isa_peak/avx512vnni_vpdpbusd_vmulps`). Registers: zmm0-15
+// `isa_peak/avx512vnni_s8u4_4x64_tile_b32`) runs blocks of 32 at 0.76-0.77 of the `vpdpbusd`
+// probe with the float steps spread (CPUML_S8U4_SPREAD_BLOCKS; 0.71-0.73 before), where the
+// formula's two float multiplies per output and block, which share vpdpbusd's two pipes on that
+// core, leave 0.80 (`isa_peak/avx512vnni_vpdpbusd_vmulps`). Registers: zmm0-15
 // the sums (row r, columns 16v: zmm(4r + v)), zmm16-19 and zmm20-23 a group's low and high
 // nibbles, zmm24-25 a row's two A quads, zmm26 the nibble mask, zmm27 a vector of B's scales,
 // zmm28 the scales' product, zmm29-30 a vector's zero points and a row's term. y stays in memory.
@@ -144,6 +145,71 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
   "dec %[n]\n\t"                                                                                               \
   "jnz 1b\n\t"
 
+// The same loop with one zero point (SHARED) and two groups or more a block, each block's float
+// steps spread over two groups: rows 0 and 1 in its last group, each after the next row's
+// vpdpbusd, rows 2 and 3 in the next block's first group, each before the vpdpbusd that restart
+// its chains. Queued behind a block's last vpdpbusd, the sixteen outputs' float steps kept the
+// multiply pipes from vpdpbusd; spread, they share them in the formula's ratio (AMD EPYC Zen 5, a
+// register-and-L1 copy of the loop: 0.74-0.76 of vpdpbusd's rate at blocks of 32 -> 0.78-0.81,
+// where the two instructions in that ratio alone run at 0.80-0.82; `dqmatmul` s8u4 at 128 and
+// 512 x 4096 x 4096, five alternating rounds: blocks of 32 1.03-1.05x at one and two threads,
+// blocks of 128 1.01-1.04x. Emerald Rapids, `avx512vnni` and `amx` tiers, 4-128 rows, four rounds:
+// 0.91-1.18x, level within the rounds' spread). The block's four vectors of B
+// scales stay in zmm27 and zmm29-31 from its last group to the next block's first; the scale
+// pointers move, and the next block's start terms are written, after that group.
+#define CPUML_S8U4_SPREAD_SCALES_HALF                                                                     \
+  "vcvtph2ps (%[b_scale]), %%zmm27\n\t"                                                                    \
+  "vcvtph2ps 32(%[b_scale]), %%zmm29\n\t"                                                                  \
+  "vcvtph2ps 64(%[b_scale]), %%zmm30\n\t"                                                                  \
+  "vcvtph2ps 96(%[b_scale]), %%zmm31\n\t"
+#define CPUML_S8U4_SPREAD_SCALES_FLOAT                                                                    \
+  "vmovups (%[b_scale]), %%zmm27\n\t"                                                                      \
+  "vmovups 64(%[b_scale]), %%zmm29\n\t"                                                                    \
+  "vmovups 128(%[b_scale]), %%zmm30\n\t"                                                                   \
+  "vmovups 192(%[b_scale]), %%zmm31\n\t"
+#define CPUML_S8U4_SPREAD_STEP(r, v, c, scale)                                                            \
+  "vmulps 4*" #r "(%[a_scale])%{1to16%}, %%zmm" #scale ", %%zmm28\n\t"                                       \
+  "vcvtdq2ps %%zmm" #c ", %%zmm" #c "\n\t"                                                                \
+  "vmulps %%zmm28, %%zmm" #c ", %%zmm" #c "\n\t"                                                          \
+  "vaddps (256*" #r "+64*" #v ")(%[y]), %%zmm" #c ", %%zmm" #c "\n\t"                                     \
+  "vmovups %%zmm" #c ", (256*" #r "+64*" #v ")(%[y])\n\t" CPUML_S8U4_START_SHARED(r, v, c)
+#define CPUML_S8U4_SPREAD_ROW(r, c0, c1, c2, c3)                                                             \
+  CPUML_S8U4_SPREAD_STEP(r, 0, c0, 27) CPUML_S8U4_SPREAD_STEP(r, 1, c1, 29) CPUML_S8U4_SPREAD_STEP(r, 2, c2, 30) \
+      CPUML_S8U4_SPREAD_STEP(r, 3, c3, 31)
+#define CPUML_S8U4_UNPACK_GROUP \
+  CPUML_S8U4_UNPACK(0, 16, 20) CPUML_S8U4_UNPACK(1, 17, 21) CPUML_S8U4_UNPACK(2, 18, 22) CPUML_S8U4_UNPACK(3, 19, 23)
+#define CPUML_S8U4_NEXT_GROUP \
+  CPUML_S8U4_PREFETCH         \
+  "add $256, %[b]\n\t"       \
+  "add $32, %[a]\n\t"
+#define CPUML_S8U4_SPREAD_BLOCKS(SCALES)                                                                      \
+  "mov $0x0f0f0f0f, %k[g]\n\t"                                                                               \
+  "vpbroadcastd %k[g], %%zmm26\n\t" CPUML_S8U4_ROW_STARTS(SHARED, 0, 0, 1, 2, 3)                               \
+      CPUML_S8U4_ROW_STARTS(SHARED, 1, 4, 5, 6, 7) CPUML_S8U4_ROW_STARTS(SHARED, 2, 8, 9, 10, 11)              \
+          CPUML_S8U4_ROW_STARTS(SHARED, 3, 12, 13, 14, 15) CPUML_S8U4_BLOCK_START_SHARED                       \
+              CPUML_S8U4_UNPACK_GROUP CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(1, 4, 5, 6, 7)               \
+                  CPUML_S8U4_ROW(2, 8, 9, 10, 11) CPUML_S8U4_ROW(3, 12, 13, 14, 15) CPUML_S8U4_NEXT_GROUP      \
+  "jmp 3f\n\t"                                                                                               \
+  "1:\n\t" CPUML_S8U4_UNPACK_GROUP CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_SPREAD_ROW(2, 8, 9, 10, 11)        \
+      CPUML_S8U4_ROW(1, 4, 5, 6, 7) CPUML_S8U4_SPREAD_ROW(3, 12, 13, 14, 15) CPUML_S8U4_ROW(2, 8, 9, 10, 11)    \
+          CPUML_S8U4_ROW(3, 12, 13, 14, 15) CPUML_S8U4_NEXT_GROUP                                              \
+  "add %[b_scale_step], %[b_scale]\n\t"                                                                     \
+  "add %[a_scale_step], %[a_scale]\n\t" CPUML_S8U4_BLOCK_START_SHARED                                       \
+  "3:\n\t"                                                                                                   \
+  "mov %[middle], %[g]\n\t"                                                                                  \
+  "test %[g], %[g]\n\t"                                                                                      \
+  "jz 4f\n\t"                                                                                                \
+  "2:\n\t" CPUML_S8U4_UNPACK_GROUP CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(1, 4, 5, 6, 7)                 \
+      CPUML_S8U4_ROW(2, 8, 9, 10, 11) CPUML_S8U4_ROW(3, 12, 13, 14, 15) CPUML_S8U4_NEXT_GROUP                  \
+  "dec %[g]\n\t"                                                                                             \
+  "jnz 2b\n\t"                                                                                               \
+  "4:\n\t" CPUML_S8U4_UNPACK_GROUP CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(1, 4, 5, 6, 7)                 \
+      SCALES CPUML_S8U4_SPREAD_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(2, 8, 9, 10, 11)                               \
+          CPUML_S8U4_SPREAD_ROW(1, 4, 5, 6, 7) CPUML_S8U4_ROW(3, 12, 13, 14, 15) CPUML_S8U4_NEXT_GROUP          \
+  "add %[b_extra], %[b]\n\t"                                                                                 \
+  "dec %[n]\n\t"                                                                                             \
+  "jnz 1b\n\t" CPUML_S8U4_SPREAD_ROW(2, 8, 9, 10, 11) CPUML_S8U4_SPREAD_ROW(3, 12, 13, 14, 15)
+
 // `blocks` blocks of `groups` groups each: A and B from `a` and `b` (A's blocks one after another,
 // as PackFormat::ATileBytes lays them out; each of B's followed by b_extra more bytes, its zero
 // points and column sums), y += each block's products. With kSharedZeroPoint, `start` holds the
@@ -157,26 +223,41 @@ __attribute__((always_inline)) inline void FourRowBlocks(size_t blocks, size_t g
                                                          size_t row_b_step, int32_t zero_point, float* y,
                                                          const uint8_t*& pf, size_t pf_step) {
   size_t g;
+  const size_t middle = groups >= 2 ? groups - 2 : 0;  // the spread loop's groups between a block's first and last
 #define CPUML_S8U4_OPERANDS                                                                                      \
   : [a] "+r"(a), [b] "+r"(b), [b_scale] "+r"(b_scale), [a_scale] "+r"(a_scale), [start] "+r"(start),             \
     [row_b] "+r"(row_b), [n] "+r"(blocks), [g] "=&r"(g), [pf] "+r"(pf)                                           \
   : [groups] "rm"(groups), [b_extra] "rm"(b_extra), [b_scale_step] "rm"(b_scale_step),                          \
     [a_scale_step] "rm"(a_scale_step), [row_b_step] "rm"(row_b_step), [zero_point] "rm"(zero_point), [y] "r"(y), \
-    [pf_step] "rm"(pf_step)                                                                                      \
+    [pf_step] "rm"(pf_step), [middle] "rm"(middle)                                                               \
   : "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",    \
     "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",    \
-    "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "cc"
-  if constexpr (kSharedZeroPoint && kHalfScales)
-    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_HALF, SHARED) CPUML_S8U4_OPERANDS);
-  else if constexpr (kSharedZeroPoint)
-    asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_FLOAT, SHARED) CPUML_S8U4_OPERANDS);
-  else if constexpr (kHalfScales)
+    "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "cc"
+  if constexpr (kSharedZeroPoint && kHalfScales) {
+    if (groups >= 2)
+      asm volatile(CPUML_S8U4_SPREAD_BLOCKS(CPUML_S8U4_SPREAD_SCALES_HALF) CPUML_S8U4_OPERANDS);
+    else
+      asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_HALF, SHARED) CPUML_S8U4_OPERANDS);
+  } else if constexpr (kSharedZeroPoint) {
+    if (groups >= 2)
+      asm volatile(CPUML_S8U4_SPREAD_BLOCKS(CPUML_S8U4_SPREAD_SCALES_FLOAT) CPUML_S8U4_OPERANDS);
+    else
+      asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_FLOAT, SHARED) CPUML_S8U4_OPERANDS);
+  } else if constexpr (kHalfScales) {
     asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_HALF, COLUMNS) CPUML_S8U4_OPERANDS);
-  else
+  } else {
     asm volatile(CPUML_S8U4_BLOCKS(CPUML_S8U4_SCALES_FLOAT, COLUMNS) CPUML_S8U4_OPERANDS);
+  }
 #undef CPUML_S8U4_OPERANDS
 }
 #undef CPUML_S8U4_BLOCKS
+#undef CPUML_S8U4_SPREAD_BLOCKS
+#undef CPUML_S8U4_NEXT_GROUP
+#undef CPUML_S8U4_UNPACK_GROUP
+#undef CPUML_S8U4_SPREAD_ROW
+#undef CPUML_S8U4_SPREAD_STEP
+#undef CPUML_S8U4_SPREAD_SCALES_FLOAT
+#undef CPUML_S8U4_SPREAD_SCALES_HALF
 #undef CPUML_S8U4_ROW_STARTS
 #undef CPUML_S8U4_COLUMNS
 #undef CPUML_S8U4_FLOAT_STEPS
