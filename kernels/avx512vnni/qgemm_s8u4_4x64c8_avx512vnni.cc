@@ -123,6 +123,16 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
 #define CPUML_S8U4_ROW_STARTS(MODE, r, c0, c1, c2, c3)                                          \
   CPUML_S8U4_START_##MODE(r, 0, c0) CPUML_S8U4_START_##MODE(r, 1, c1) CPUML_S8U4_START_##MODE(r, 2, c2) \
       CPUML_S8U4_START_##MODE(r, 3, c3)
+// A group's unpacking and rows, then on to the next group; every loop below is made of these.
+#define CPUML_S8U4_UNPACK_GROUP \
+  CPUML_S8U4_UNPACK(0, 16, 20) CPUML_S8U4_UNPACK(1, 17, 21) CPUML_S8U4_UNPACK(2, 18, 22) CPUML_S8U4_UNPACK(3, 19, 23)
+#define CPUML_S8U4_NEXT_GROUP \
+  CPUML_S8U4_PREFETCH         \
+  "add $256, %[b]\n\t"       \
+  "add $32, %[a]\n\t"
+#define CPUML_S8U4_GROUP                                                                                 \
+  CPUML_S8U4_UNPACK_GROUP CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(1, 4, 5, 6, 7)                     \
+      CPUML_S8U4_ROW(2, 8, 9, 10, 11) CPUML_S8U4_ROW(3, 12, 13, 14, 15) CPUML_S8U4_NEXT_GROUP
 #define CPUML_S8U4_BLOCKS(SCALES, MODE)                                                                         \
   "mov $0x0f0f0f0f, %k[g]\n\t"                                                                                 \
   "vpbroadcastd %k[g], %%zmm26\n\t" CPUML_S8U4_ROW_STARTS(MODE, 0, 0, 1, 2, 3)                                 \
@@ -130,11 +140,7 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
           CPUML_S8U4_ROW_STARTS(MODE, 3, 12, 13, 14, 15)                                                       \
   "1:\n\t" CPUML_S8U4_BLOCK_START_##MODE                                                                       \
   "mov %[groups], %[g]\n\t"                                                                                    \
-  "2:\n\t" CPUML_S8U4_UNPACK(0, 16, 20) CPUML_S8U4_UNPACK(1, 17, 21) CPUML_S8U4_UNPACK(2, 18, 22)                \
-      CPUML_S8U4_UNPACK(3, 19, 23) CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(1, 4, 5, 6, 7)                 \
-          CPUML_S8U4_ROW(2, 8, 9, 10, 11) CPUML_S8U4_ROW(3, 12, 13, 14, 15) CPUML_S8U4_PREFETCH                \
-  "add $256, %[b]\n\t"                                                                                         \
-  "add $32, %[a]\n\t"                                                                                          \
+  "2:\n\t" CPUML_S8U4_GROUP                                                                                   \
   "dec %[g]\n\t"                                                                                               \
   "jnz 2b\n\t" CPUML_S8U4_COLUMNS(SCALES, MODE, 0, 0, 4, 8, 12)                                                 \
       CPUML_S8U4_COLUMNS(SCALES, MODE, 1, 1, 5, 9, 13) CPUML_S8U4_COLUMNS(SCALES, MODE, 2, 2, 6, 10, 14)       \
@@ -176,19 +182,11 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
 #define CPUML_S8U4_SPREAD_ROW(r, c0, c1, c2, c3)                                                             \
   CPUML_S8U4_SPREAD_STEP(r, 0, c0, 27) CPUML_S8U4_SPREAD_STEP(r, 1, c1, 29) CPUML_S8U4_SPREAD_STEP(r, 2, c2, 30) \
       CPUML_S8U4_SPREAD_STEP(r, 3, c3, 31)
-#define CPUML_S8U4_UNPACK_GROUP \
-  CPUML_S8U4_UNPACK(0, 16, 20) CPUML_S8U4_UNPACK(1, 17, 21) CPUML_S8U4_UNPACK(2, 18, 22) CPUML_S8U4_UNPACK(3, 19, 23)
-#define CPUML_S8U4_NEXT_GROUP \
-  CPUML_S8U4_PREFETCH         \
-  "add $256, %[b]\n\t"       \
-  "add $32, %[a]\n\t"
 #define CPUML_S8U4_SPREAD_BLOCKS(SCALES)                                                                      \
   "mov $0x0f0f0f0f, %k[g]\n\t"                                                                               \
   "vpbroadcastd %k[g], %%zmm26\n\t" CPUML_S8U4_ROW_STARTS(SHARED, 0, 0, 1, 2, 3)                               \
       CPUML_S8U4_ROW_STARTS(SHARED, 1, 4, 5, 6, 7) CPUML_S8U4_ROW_STARTS(SHARED, 2, 8, 9, 10, 11)              \
-          CPUML_S8U4_ROW_STARTS(SHARED, 3, 12, 13, 14, 15) CPUML_S8U4_BLOCK_START_SHARED                       \
-              CPUML_S8U4_UNPACK_GROUP CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(1, 4, 5, 6, 7)               \
-                  CPUML_S8U4_ROW(2, 8, 9, 10, 11) CPUML_S8U4_ROW(3, 12, 13, 14, 15) CPUML_S8U4_NEXT_GROUP      \
+          CPUML_S8U4_ROW_STARTS(SHARED, 3, 12, 13, 14, 15) CPUML_S8U4_BLOCK_START_SHARED CPUML_S8U4_GROUP     \
   "jmp 3f\n\t"                                                                                               \
   "1:\n\t" CPUML_S8U4_UNPACK_GROUP CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_SPREAD_ROW(2, 8, 9, 10, 11)        \
       CPUML_S8U4_ROW(1, 4, 5, 6, 7) CPUML_S8U4_SPREAD_ROW(3, 12, 13, 14, 15) CPUML_S8U4_ROW(2, 8, 9, 10, 11)    \
@@ -199,8 +197,7 @@ inline void Nibbles(const uint8_t* b, __m512i mask, __m512i& low, __m512i& high)
   "mov %[middle], %[g]\n\t"                                                                                  \
   "test %[g], %[g]\n\t"                                                                                      \
   "jz 4f\n\t"                                                                                                \
-  "2:\n\t" CPUML_S8U4_UNPACK_GROUP CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(1, 4, 5, 6, 7)                 \
-      CPUML_S8U4_ROW(2, 8, 9, 10, 11) CPUML_S8U4_ROW(3, 12, 13, 14, 15) CPUML_S8U4_NEXT_GROUP                  \
+  "2:\n\t" CPUML_S8U4_GROUP                                                                                 \
   "dec %[g]\n\t"                                                                                             \
   "jnz 2b\n\t"                                                                                               \
   "4:\n\t" CPUML_S8U4_UNPACK_GROUP CPUML_S8U4_ROW(0, 0, 1, 2, 3) CPUML_S8U4_ROW(1, 4, 5, 6, 7)                 \
@@ -253,6 +250,7 @@ __attribute__((always_inline)) inline void FourRowBlocks(size_t blocks, size_t g
 #undef CPUML_S8U4_BLOCKS
 #undef CPUML_S8U4_SPREAD_BLOCKS
 #undef CPUML_S8U4_NEXT_GROUP
+#undef CPUML_S8U4_GROUP
 #undef CPUML_S8U4_UNPACK_GROUP
 #undef CPUML_S8U4_SPREAD_ROW
 #undef CPUML_S8U4_SPREAD_STEP
