@@ -205,6 +205,9 @@ struct QGemmBlocks {
   // call on the same tile: the front end runs a long K in parts), row r's at y_in + r * the
   // kernel's nr. The kernel reads them all before it writes `out`, which may be the same memory.
   const float* y_in;
+  // A call of several tiles (QGemmKernel::tiles_per_call): bytes from one tile's A (its first row)
+  // to the next's; every per-row array above and `out` go on row by row across the tiles.
+  size_t a_tile_stride;
 };
 
 // k_groups: number of kr-element K groups in the packed panels (K rounded up to kr).
@@ -270,6 +273,10 @@ struct QGemmKernel {
   // all of B (AMX); zero keeps the row blocks sized for L2 reuse alone.
   uint32_t own_rows_per_thread;
   QGemmAInPlace a_in_place;
+  // kS8U4BlockRows: how many of a row block's tiles one call may take (mr up to this many times
+  // the kernel's mr, every tile whole, unit column stride), each block unpacked once for all of
+  // them (QGemmBlocks::a_tile_stride); 1: a tile a call.
+  uint32_t tiles_per_call = 1;
 };
 
 // A tier's table: its fills, its quantization rows and its GEMM kernels in order of preference.

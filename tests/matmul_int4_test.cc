@@ -320,6 +320,36 @@ TEST_P(MatMulInt4Test, LongKPastOneChunkUnpacked) {
     }
 }
 
+// Several whole 32-row tiles of a row block in one call of the tile-unit kernel, each block
+// unpacked once for all of them (QGemmKernel::tiles_per_call), against the reference: blocks of
+// 32, 128 and 256 (one segment each), one block of all K (per-column scales: the tiles then run
+// one at a time inside the call), per-row A scales and zero points (every tile's rows its own),
+// a part of a tile after the whole ones, and K past one part (y carried between calls).
+TEST_P(MatMulInt4Test, SeveralTilesShareEachUnpackedBlock) {
+  std::mt19937 rng(95);
+  for (const uint32_t m : {64u, 96u, 128u, 150u, 160u})
+    for (const uint32_t block : {0u, 32u, 128u, 256u}) {
+      QConfig c = RandomInt4(rng, m, block == 0 ? 1000 : block == 256 ? 5000 : 700, 70);
+      c.b_block = block;
+      c.nbits_layout = false;
+      c.a_type = kU8;
+      c.a_zero = Quant::kPerChannel;
+      c.a_scale = Quant::kPerChannel;
+      c.a_block_scales = false;
+      c.out_strided = false;
+      c.threads = 1 + static_cast<int>(rng() % 2);
+      SCOPED_TRACE(Describe(c));
+      ExpectReferenceBytes(c);
+      if (HasFatalFailure()) return;
+      c.a_type = kS8;
+      c.a_zero = Quant::kAbsent;
+      c.a_block_scales = block != 0;
+      SCOPED_TRACE(Describe(c));
+      ExpectReferenceBytes(c);
+      if (HasFatalFailure()) return;
+    }
+}
+
 // Every tier's table has a 4-bit kernel for every M, so B with block scales always runs on one
 // (the operator unpacks B to 8 bits only past one exact chunk without them). A property of the
 // tables, checked on every CPU.

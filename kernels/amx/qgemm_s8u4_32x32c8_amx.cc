@@ -10,7 +10,10 @@
 // it has one, adds row_a x the column sums of u - zero. The next segment is unpacked while the
 // current one multiplies, both row halves share each chunk's two B tiles (the 8-bit kernel's
 // 2 x 2: four tile loads for four tdpbssd), and each block's float steps (the formula's, lane by
-// lane: the bits are every tier's) run while the tile unit multiplies the next block.
+// lane: the bits are every tier's) run while the tile unit multiplies the next block. A call may
+// take up to kTilesPerCall whole tiles of a row block, which then share each unpacked block: its
+// 64 stores a 32 x 32 block, which cost tile-unit time beside the tile loads, are paid once for
+// them all.
 #include <immintrin.h>
 #include <string.h>
 
@@ -37,6 +40,11 @@ constexpr size_t kHalfBytes = kSegmentQuads * kRowBytes;
 // A share of the next panel is half a panel (two tiles a row block) over a tile's K groups: about a
 // line a group, a little more with each block's zero points beside it.
 constexpr size_t kMaxPrefetchLinesPerGroup = 4;
+// Tiles a call may take (QGemmKernel::tiles_per_call): y for all of them on the stack, 16 KB.
+// Intel Xeon with AMX (2 vCPUs, 2026-12-02), one thread, `i2f/cpuml/s8u4` 128 and 512 x 4096 x
+// 4096, blocks of 128, against 4: two tiles 0.90-0.96x, three 0.88-0.96x, six 0.97-1.01x, eight
+// 0.92-1.01x.
+constexpr size_t kTilesPerCall = 4;
 
 // What the kernel keeps on its thread between tiles: the K per tdpbssd of the loaded tile
 // configuration (0: none loaded yet), which follows the operator's block size.
@@ -140,6 +148,7 @@ class BlockTile {
   BlockTile(size_t mr, const uint8_t* a_tile, const uint8_t* b_panel, const QGemmBlocks& blocks, size_t chunk,
             const QGemmTileParams& p)
       : mr_(mr),
+        tiles_((mr + kMr - 1) / kMr),
         a_tile_(a_tile),
         b_panel_(b_panel),
         blocks_(blocks),
@@ -170,46 +179,53 @@ class BlockTile {
     Finish(blocks_.count - 1);
   }
 
-  // Blocks of at most kSegmentGroups groups on both row halves, each chunk's two B tiles loaded
-  // once for the four tdpbssd of the 2 x 2 tile (four tile loads, where a row half at a time
-  // loads them again for the second half: six). Block c's second row half is stored after block
-  // c + 1's first two tdpbssd, so the tile unit has those to run while block c's sums drain.
+  // Blocks of at most kSegmentGroups groups on both row halves of each whole tile, each chunk's
+  // two B tiles loaded once for the four tdpbssd of the 2 x 2 tile (four tile loads, where a row
+  // half at a time loads them again for the second half: six). A step is one tile's block, tiles
+  // inner: each block is unpacked once for all the call's tiles, a slice of the next block before
+  // each tile's runs. A step's second row half is stored after the next step's first two tdpbssd,
+  // so the tile unit has those to run while its sums drain.
   void TwoHalvesBlocks() {
     Unpack(0, 0, groups_of(0), b_rows_[0]);
+    size_t step = 0;
     for (size_t c = 0; c < blocks_.count; ++c) {
-      if (c + 1 < blocks_.count) Unpack(c + 1, 0, groups_of(c + 1), b_rows_[(c + 1) % 2]);
       const size_t row_bytes = ARowStride(c), padded = Padded(groups_of(c));
-      const uint8_t* a = a_tile_ + c * blocks_.a_stride;
-      const uint8_t* a_high = a + kTileRows * row_bytes;
+      const size_t next_groups = c + 1 < blocks_.count ? groups_of(c + 1) : 0;
       const int8_t* rows = b_rows_[c % 2];
-      _tile_zero(0);
-      _tile_zero(1);
-      _tile_loadd(6, rows, kRowBytes);
-      _tile_loadd(7, rows + kHalfBytes, kRowBytes);
-      _tile_loadd(4, a, row_bytes);
-      _tile_dpbssd(0, 4, 6);
-      _tile_dpbssd(1, 4, 7);
-      if (c > 0) StorePair(1, c - 1, 1);
-      _tile_zero(2);
-      _tile_zero(3);
-      _tile_loadd(5, a_high, row_bytes);
-      _tile_dpbssd(2, 5, 6);
-      _tile_dpbssd(3, 5, 7);
-      if (c > 0) Finish(c - 1);  // both of its row halves stored
-      for (size_t g = chunk_groups_; g < padded; g += chunk_groups_) {
-        _tile_loadd(6, rows + 2 * g * kRowBytes, kRowBytes);
-        _tile_loadd(7, rows + kHalfBytes + 2 * g * kRowBytes, kRowBytes);
-        _tile_loadd(4, a + g * kKr, row_bytes);
+      for (size_t t = 0; t < tiles_; ++t, ++step) {
+        const size_t first = next_groups * t / tiles_, end = next_groups * (t + 1) / tiles_;
+        if (end > first) Unpack(c + 1, first, end - first, b_rows_[(c + 1) % 2] + 2 * first * kRowBytes);
+        const uint8_t* a = ATile(t, c);
+        const uint8_t* a_high = a + kTileRows * row_bytes;
+        _tile_zero(0);
+        _tile_zero(1);
+        _tile_loadd(6, rows, kRowBytes);
+        _tile_loadd(7, rows + kHalfBytes, kRowBytes);
+        _tile_loadd(4, a, row_bytes);
         _tile_dpbssd(0, 4, 6);
         _tile_dpbssd(1, 4, 7);
-        _tile_loadd(5, a_high + g * kKr, row_bytes);
+        if (step > 0) StorePair(1, step - 1, 1);
+        _tile_zero(2);
+        _tile_zero(3);
+        _tile_loadd(5, a_high, row_bytes);
         _tile_dpbssd(2, 5, 6);
         _tile_dpbssd(3, 5, 7);
+        if (step > 0) Finish(step - 1);  // both of its row halves stored
+        for (size_t g = chunk_groups_; g < padded; g += chunk_groups_) {
+          _tile_loadd(6, rows + 2 * g * kRowBytes, kRowBytes);
+          _tile_loadd(7, rows + kHalfBytes + 2 * g * kRowBytes, kRowBytes);
+          _tile_loadd(4, a + g * kKr, row_bytes);
+          _tile_dpbssd(0, 4, 6);
+          _tile_dpbssd(1, 4, 7);
+          _tile_loadd(5, a_high + g * kKr, row_bytes);
+          _tile_dpbssd(2, 5, 6);
+          _tile_dpbssd(3, 5, 7);
+        }
+        StorePair(0, step, 0);
       }
-      StorePair(0, c, 0);
     }
-    StorePair(1, blocks_.count - 1, 1);
-    Finish(blocks_.count - 1);
+    StorePair(1, step - 1, 1);
+    Finish(step - 1);
   }
 
   // One block longer than a segment (scales per column, K one block): segments of it unpacked in
@@ -256,19 +272,21 @@ class BlockTile {
   // A is read in place (QGemmAInPlace::kS8BlockRows).
   size_t ARowStride(size_t c) const { return a_row_stride_ ? a_row_stride_ : groups_of(c) * kKr; }
   size_t Padded(size_t groups) const { return (groups + chunk_groups_ - 1) / chunk_groups_ * chunk_groups_; }
+  const uint8_t* ATile(size_t t, size_t c) const { return a_tile_ + t * blocks_.a_tile_stride + c * blocks_.a_stride; }
   const uint8_t* ZeroPoints(size_t c) const {
     return blocks_.zero_points ? blocks_.zero_points : b_panel_ + c * blocks_.b_stride + groups_of(c) * kGroupBytes;
   }
 
-  // Groups [first, first + count) of block c into dst; the block's column terms once its last
-  // group is in.
+  // Groups [first, first + count) of block c into dst (group `first`'s rows), the zero rows of
+  // its last chunk after its last group; the block's column terms once its last group is in.
   void Unpack(size_t c, size_t first, size_t count, int8_t* dst) {
     const uint8_t* zero_points = ZeroPoints(c);
     const uint8_t* data = b_panel_ + c * blocks_.b_stride + first * kGroupBytes;
     const bool all_eight = ZeroPointsAllEight(zero_points);
+    const size_t padded = first + count == groups_of(c) ? Padded(groups_of(c)) - first : count;
     if (first == 0) column_sum_[0] = column_sum_[1] = _mm512_setzero_si512();
-    if (all_eight) UnpackSegment<kColumnSums, true>(data, count, Padded(count), zero_points, dst, column_sum_);
-    else UnpackSegment<kColumnSums, false>(data, count, Padded(count), zero_points, dst, column_sum_);
+    if (all_eight) UnpackSegment<kColumnSums, true>(data, count, padded, zero_points, dst, column_sum_);
+    else UnpackSegment<kColumnSums, false>(data, count, padded, zero_points, dst, column_sum_);
     for (size_t g = 0; g < count; ++g) prefetch_.Step();
     if (!kColumnSums || first + count != groups_of(c)) return;
     // Over the block's k values: sum(u - zero) = sum(u) - k * zero; the sums of u - 8 also
@@ -307,10 +325,11 @@ class BlockTile {
   CPUML_MULTIPLY_ROWS(MultiplyPair1, 2, 3, 5)
 #undef CPUML_MULTIPLY_ROWS
 
-  // Tile pair `pair` (the column halves of one row half) into block c's sums, rows 16 * half on.
-  void StorePair(size_t pair, size_t c, size_t half) {
+  // Tile pair `pair` (the column halves of one row half) into step `step`'s sums (a block of one
+  // tile: TwoHalvesBlocks), rows 16 * half on.
+  void StorePair(size_t pair, size_t step, size_t half) {
     constexpr size_t kCStride = kNr * sizeof(int32_t);
-    int32_t* sums = &acc_[c % 2][half * kTileRows][0];
+    int32_t* sums = &acc_[step % 2][half * kTileRows][0];
     if (pair == 0) {
       _tile_stored(0, sums, kCStride);
       _tile_stored(1, sums + 16, kCStride);
@@ -320,11 +339,14 @@ class BlockTile {
     }
   }
 
-  // Block c's float steps from its stored sums, in the formula's order.
-  void Finish(size_t c) {
-    const int32_t(&sums)[kMr][kNr] = acc_[c % 2];
-    const float* a_scale = blocks_.a_scale + c * blocks_.a_scale_stride;
-    const int32_t* row_a = blocks_.row_a + c * blocks_.row_stride;
+  // Step `step`'s float steps from its stored sums, in the formula's order: block step / tiles of
+  // tile step % tiles.
+  void Finish(size_t step) {
+    const size_t c = step / tiles_, t = step % tiles_, row0 = t * kMr;
+    const size_t rows = mr_ - row0 < kMr ? mr_ - row0 : kMr;
+    const int32_t(&sums)[kMr][kNr] = acc_[step % 2];
+    const float* a_scale = blocks_.a_scale + c * blocks_.a_scale_stride + row0;
+    const int32_t* row_a = blocks_.row_a + c * blocks_.row_stride + row0;
     __m512 b_scale[2];
     for (size_t half = 0; half < 2; ++half)
       b_scale[half] = blocks_.b_scale_half ? _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(
@@ -333,18 +355,19 @@ class BlockTile {
     __m512i column_term[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
     if (kColumnSums)
       for (size_t half = 0; half < 2; ++half) column_term[half] = _mm512_load_si512(&column_terms_[c % 3][16 * half]);
-    for (size_t r = 0; r < mr_; ++r) {
+    for (size_t r = 0; r < rows; ++r) {
       const __m512 a = _mm512_set1_ps(a_scale[r]);
+      float* y = y_[row0 + r];
       for (size_t half = 0; half < 2; ++half) {
         __m512i s = _mm512_load_si512(&sums[r][16 * half]);
         if (kColumnSums) s = _mm512_add_epi32(s, _mm512_mullo_epi32(_mm512_set1_epi32(row_a[r]), column_term[half]));
         const __m512 product = _mm512_mul_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(a, b_scale[half]));
-        _mm512_store_ps(&y_[r][16 * half], _mm512_add_ps(_mm512_load_ps(&y_[r][16 * half]), product));
+        _mm512_store_ps(y + 16 * half, _mm512_add_ps(_mm512_load_ps(y + 16 * half), product));
       }
     }
   }
 
-  const size_t mr_;
+  const size_t mr_, tiles_;  // rows, and 32-row tiles (several only in TwoHalvesBlocks)
   const uint8_t* const a_tile_;
   const uint8_t* const b_panel_;
   const QGemmBlocks& blocks_;
@@ -352,7 +375,7 @@ class BlockTile {
   const size_t a_row_stride_;
   alignas(64) int8_t b_rows_[2][2 * kHalfBytes];
   alignas(64) int32_t acc_[2][kMr][kNr];
-  alignas(64) float y_[kMr][kNr];
+  alignas(64) float y_[kTilesPerCall * kMr][kNr];
   alignas(64) int32_t column_terms_[3][kNr];  // a block's sums of u - zero, three blocks in flight
   __m512i column_sum_[2];
   // The next panel's share (QGemmTileParams::prefetch_b) into L2, a step a group unpacked: a row
@@ -383,8 +406,30 @@ void Tile(size_t mr, size_t nr, const uint8_t* a_tile, const uint8_t* b_panel, c
 
 // Column sums only where some row's A zero point is not 0 in the s8 domain (row_a is the same for
 // every block).
-void qgemm_s8u4_32x32c8__amx(size_t mr, size_t nr, size_t, const void* a_packed, const void* b_packed,
+void qgemm_s8u4_32x32c8__amx(size_t mr, size_t nr, size_t k_groups, const void* a_packed, const void* b_packed,
                              const QGemmTileParams* p) {
+  // Several tiles share each unpacked block only when they are whole and each block is one
+  // segment; otherwise (one block longer than a segment: scales per column) they run one at a
+  // time, each unpacking for itself.
+  if (mr > kMr && (mr % kMr != 0 || p->blocks->groups > kSegmentGroups)) {
+    const size_t tiles = (mr + kMr - 1) / kMr;
+    for (size_t t = 0; t < tiles; ++t) {
+      const size_t row0 = t * kMr;
+      QGemmBlocks blocks = *p->blocks;
+      blocks.a_scale += row0;
+      blocks.row_a += row0;
+      blocks.row_b += row0;
+      if (blocks.y_in) blocks.y_in += row0 * kNr;
+      QGemmTileParams tile = *p;
+      tile.blocks = &blocks;
+      tile.out = static_cast<uint8_t*>(p->out) + row0 * p->out_row_stride;
+      tile.prefetch_b_bytes = p->prefetch_b_bytes / tiles;
+      if (tile.prefetch_b) tile.prefetch_b += t * tile.prefetch_b_bytes;
+      qgemm_s8u4_32x32c8__amx(mr - row0 < kMr ? mr - row0 : kMr, nr, k_groups,
+                              static_cast<const uint8_t*>(a_packed) + t * blocks.a_tile_stride, b_packed, &tile);
+    }
+    return;
+  }
   bool column_sums = false;
   for (size_t r = 0; r < mr; ++r) column_sums |= p->blocks->row_a[r] != 0;
   const uint8_t* a = static_cast<const uint8_t*>(a_packed);
@@ -415,7 +460,7 @@ static_assert(kSegmentGroups % 8 == 0, "a segment holds whole 64-K chunks");
 extern const QGemmKernel kQGemm_s8u4_32x32c8__amx;
 const QGemmKernel kQGemm_s8u4_32x32c8__amx = {
     "qgemm_s8u4_32x32c8__amx", kMr, kNr, kKr, QGemmPacking::kS8U4BlockRows, 16, UINT32_MAX, qgemm_s8u4_32x32c8__amx,
-    EnterTiles, ReleaseTiles, 0, 0, 0, QGemmAInPlace::kS8BlockRows};
+    EnterTiles, ReleaseTiles, 0, 0, 0, QGemmAInPlace::kS8BlockRows, kTilesPerCall};
 
 }  // namespace amx
 }  // namespace cpuml
