@@ -747,9 +747,9 @@ void QGemmPlan::Run(const Int8Operand& a, const uint8_t* packed_b, const QGemmQu
   // A kernel that unpacks each block of a 4-bit B once for several tiles (tiles_per_call) gets row
   // blocks of that many tiles where their A fits half of a 2 MiB L2, on one or two threads. Intel
   // Xeon with AMX (2 vCPUs, 2026-12-02), `i2f/cpuml/s8u4` at 128 and 512 x 4096 x 4096 against row
-  // blocks of one tile: one thread 1.08-1.19x (block 128) and 1.03-1.10x (block 32), two threads
-  // 1.00-1.09x and 1.07-1.12x; on the Emerald Rapids device at sixteen threads 0.78-1.14x, so
-  // more threads keep the row blocks their A sizes.
+  // blocks of one tile: one thread 1.09-1.11x (block 128) and 1.06x (block 32), two threads
+  // 1.10-1.17x and 1.08-1.16x; on the Emerald Rapids device one thread level (0.97-1.05x) and
+  // sixteen threads 0.78-1.14x, so more threads keep the row blocks their A sizes.
   if (kernel_.tiles_per_call > 1 && threads <= 2)
     job.m_tiles_per_block = std::min(m_tiles_, std::max(job.m_tiles_per_block,
         std::min<size_t>(kernel_.tiles_per_call, std::max<size_t>(1, 4 * kABlockBytes / std::max<size_t>(1, a_tile_bytes)))));
