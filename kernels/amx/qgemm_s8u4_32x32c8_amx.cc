@@ -42,8 +42,8 @@ constexpr size_t kHalfBytes = kSegmentQuads * kRowBytes;
 constexpr size_t kMaxPrefetchLinesPerGroup = 4;
 // Tiles a call may take (QGemmKernel::tiles_per_call): y for all of them on the stack, 16 KB.
 // Intel Xeon with AMX (2 vCPUs, 2026-12-02), one thread, `i2f/cpuml/s8u4` 128 and 512 x 4096 x
-// 4096, blocks of 128, against 4: two tiles 0.90-0.96x, three 0.88-0.96x, six 0.97-1.01x, eight
-// 0.92-1.01x.
+// 4096, blocks of 32 and 128, against 4: two tiles 0.90-1.02x, three 0.88-0.99x, six 0.97-1.04x, eight
+// 0.92-1.04x.
 constexpr size_t kTilesPerCall = 4;
 
 // What the kernel keeps on its thread between tiles: the K per tdpbssd of the loaded tile
