@@ -5,10 +5,10 @@
 # unit's half-speed mode, neighbours) falls on all of them. Prints, per benchmark, each build's
 # median time and the median of its per-round speed ratios to the first build, over all rounds
 # and over the rounds whose probe ran at full speed (above 3500 GOPS).
-#   bash scripts/device_variants.sh PACK_DIR OUT ROUNDS SECONDS FILTER BUILD_DIR...
-# PACK_DIR is scripts/device_pack.sh's folder (its lib/ serves every build); each BUILD_DIR holds a
-# cpuml_bench and the libcpuml.so it was built with. No round starts after SECONDS. One FILTER:
-# cpuml_bench's CSV output cannot mix rows with different counters.
+#   bash scripts/device_variants.sh PACK_DIR OUT ROUNDS SECONDS FILTER BENCH...
+# PACK_DIR is scripts/device_pack.sh's folder (its lib/ serves every build); each BENCH is a
+# cpuml_bench binary, its own folder searched first for shared libraries. No round starts after
+# SECONDS. One FILTER: cpuml_bench's CSV output cannot mix rows with different counters.
 set -uo pipefail
 PACK=$(cd "$1" && pwd)
 OUT=$2
@@ -21,16 +21,16 @@ CORE=${CPUML_BENCH_CORE:-3}
 mkdir -p "$OUT"
 start=$(date +%s)
 run() {  # build index, threads, round
-  local dir=${BUILDS[$1]} threads=$2 round=$3 pin=()
+  local bench=${BUILDS[$1]} threads=$2 round=$3 pin=()
   [ "$threads" = 1 ] && pin=(taskset -c "$CORE")
-  LD_LIBRARY_PATH="$dir:$PACK/lib" CPUML_BENCH_THREADS=$threads "${pin[@]}" "$dir/cpuml_bench" \
+  LD_LIBRARY_PATH="$(dirname "$bench"):$PACK/lib" CPUML_BENCH_THREADS=$threads "${pin[@]}" "$bench" \
     --benchmark_filter="$FILTER" --benchmark_min_time="${CPUML_BENCH_MIN_TIME:-0.1}" --benchmark_format=csv 2>/dev/null |
     grep -E '^"[a-z]' >> "$OUT/b$1_$round.csv"
 }
 done_rounds=0
 for round in $(seq 1 "$ROUNDS"); do
   [ $(( $(date +%s) - start )) -ge "$SECONDS_LEFT" ] && break
-  LD_LIBRARY_PATH="${BUILDS[0]}:$PACK/lib" taskset -c "$CORE" "${BUILDS[0]}/cpuml_bench" \
+  LD_LIBRARY_PATH="$(dirname "${BUILDS[0]}"):$PACK/lib" taskset -c "$CORE" "${BUILDS[0]}" \
     --benchmark_filter='^isa_peak/amx_tdpbusd$' --benchmark_min_time=0.05 --benchmark_format=csv 2>/dev/null |
     grep -E '^"isa_peak' > "$OUT/probe_$round.csv"
   for threads in 1 "$(nproc)"; do
