@@ -2,7 +2,7 @@
 """Per build and round, cpuml's int8 pair over its 4-bit pair in the same process (the u8s8 and
 s8u4 `dqmatmul` rows of scripts/device_variants.sh's CSV files): > 1 where the 4-bit pair is faster.
 Usage: python3 scripts/variant_pair_ratios.py OUT_DIR BUILDS ROUNDS"""
-import csv, glob, statistics, sys
+import csv, statistics, sys
 out, builds, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 for b in range(builds):
