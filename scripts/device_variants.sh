@@ -4,7 +4,9 @@
 # and once at all threads, in an order that rotates by round, so the machine's drift (the tile
 # unit's half-speed mode, neighbours) falls on all of them. Prints, per benchmark, each build's
 # median time and the median of its per-round speed ratios to the first build, over all rounds
-# and over the rounds whose probe ran at full speed (above 3500 GOPS).
+# and over the rounds whose probe ran at full speed (above 3500 GOPS); where the rows hold both
+# cpuml's int8 and 4-bit `dqmatmul` pairs, also each build's int8 pair time over its 4-bit pair's
+# within the same process, round by round.
 #   bash scripts/device_variants.sh PACK_DIR OUT ROUNDS SECONDS FILTER BENCH...
 # PACK_DIR is scripts/device_pack.sh's folder (its lib/ serves every build); each BENCH is a
 # cpuml_bench binary, its own folder searched first for shared libraries. No round starts after
@@ -66,4 +68,15 @@ for name in t[0][0] if rounds else []:
         if ratios:
             line += f" | {b}: {statistics.median(ratios):.3f}" + (f" full {statistics.median(fr):.3f}" if fr else "")
     print(line)
+for b in range(len(builds)):
+    pairs = {}
+    for x in t[b]:
+        for name, time in x.items():
+            parts = name.split("/")
+            int8 = f"dqmatmul/cpuml/u8s8/{parts[3]}/{parts[-1]}" if len(parts) > 4 else None
+            if parts[:3] == ["dqmatmul", "cpuml", "s8u4"] and int8 in x:
+                pairs.setdefault(f"{parts[3]} {parts[4]} {parts[-1]}", []).append(x[int8] / time)
+    for key, ratios in sorted(pairs.items()):
+        print(f"int8 pair / 4-bit pair, build {b}, {key:40s} {statistics.median(ratios):.3f} ("
+              + ", ".join(f"{r:.2f}" for r in ratios) + ")")
 PY
